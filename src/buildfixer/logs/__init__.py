@@ -1,0 +1,1 @@
+"""Build-log analysis: parse logs into BuildError records, classify, rank, condense."""
