@@ -1,0 +1,1 @@
+"""Build systems, JDK discovery and switching, and the process runner."""

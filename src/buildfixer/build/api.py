@@ -1,0 +1,95 @@
+"""Detect a project's build system and run its build: the entry point of the build layer."""
+
+from __future__ import annotations
+
+import os
+import platform
+import time
+from pathlib import Path
+from types import ModuleType
+
+from buildfixer.build import gradle, maven, npm, python
+from buildfixer.build.jdk import Jdk, default_jdk, find_jdk
+from buildfixer.build.options import BuildOptions
+from buildfixer.build.runner import kill_owned, run_steps
+from buildfixer.errors import BuildfixerError
+from buildfixer.records import BuildResult, Status
+
+# Detection order matters for mixed repositories: a React Native app has package.json at the
+# root and Gradle under android/; a Gradle or Maven file at the root wins.
+SYSTEMS: dict[str, ModuleType] = {"gradle": gradle, "maven": maven, "python": python, "npm": npm}
+JVM_SYSTEMS = ("gradle", "maven")
+
+
+def detect_build_system(project: Path) -> str:
+    """Name of the project's build system; BuildfixerError when none is recognisable."""
+    if not project.is_dir():
+        raise BuildfixerError(f"not a directory: {project}")
+    for name, module in SYSTEMS.items():
+        if module.detect(project):
+            return name
+    raise BuildfixerError(
+        f"no recognisable build in {project} (looked for build.gradle[.kts], settings.gradle[.kts], "
+        "pom.xml, pyproject.toml, setup.py, setup.cfg, package.json)"
+    )
+
+
+def resolve_jdk(version: int | None) -> Jdk | None:
+    """The JDK to build with: the requested major version, else the machine's default."""
+    return find_jdk(version) if version is not None else default_jdk()
+
+
+def run_build(project: Path, options: BuildOptions | None = None, system: str | None = None) -> BuildResult:
+    """Run the project's build and return the verdict (errors are read later by the logs layer).
+
+    Raises:
+        BuildfixerError: no recognisable build, unknown system, or a JDK that is not installed.
+    """
+    options = options or BuildOptions()
+    project = project.resolve()
+    name = system or detect_build_system(project)
+    if name not in SYSTEMS:
+        raise BuildfixerError(f"unknown build system {name!r} (known: {', '.join(SYSTEMS)})")
+    jdk = resolve_jdk(options.jdk) if name in JVM_SYSTEMS or options.jdk is not None else None
+    plan = SYSTEMS[name].plan(project, options, jdk)
+    state = options.state_for(project)
+    log_path = (
+        options.log_path or state / "logs" / f"build-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.log"
+    )
+    env = {**os.environ, **options.extra_env, **plan.env}
+    owner = options.owner_token(project)
+    run = run_steps(
+        plan.steps, cwd=project, env=env, log_path=log_path, timeout_s=options.timeout_s, owner=owner
+    )
+    if not options.warm:
+        kill_owned(owner)  # cold protocol: nothing outlives the build
+    if run.exit_code == 0:
+        for stamp, value in plan.on_success.items():
+            stamp.parent.mkdir(parents=True, exist_ok=True)
+            stamp.write_text(value)
+    status: Status = "timeout" if run.timed_out else "success" if run.exit_code == 0 else "failure"
+    if run.exit_code == 127 and run.failed_step:
+        status = "error"  # the build tool itself could not be started
+    environment = {
+        **plan.tools,
+        "os": f"{platform.system()} {platform.release()}",
+        "java_home": jdk.path if jdk else "",
+        "offline": str(options.offline).lower(),
+        "warm": str(options.warm).lower(),
+    }
+    return BuildResult(
+        status=status,
+        exit_code=run.exit_code,
+        duration_s=run.duration_s,
+        build_system=name,
+        command=plan.command,
+        jdk=jdk.version if jdk else None,
+        log_path=str(log_path),
+        environment=environment,
+    )
+
+
+def stop_daemons(project: Path, options: BuildOptions | None = None) -> int:
+    """Stop every process (Gradle daemons included) that builds of this project left running."""
+    options = options or BuildOptions()
+    return kill_owned(options.owner_token(project.resolve()), grace_s=5.0)

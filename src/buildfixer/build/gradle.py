@@ -1,0 +1,111 @@
+"""Gradle builds: the project's wrapper when its distribution is already here, else system gradle."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from buildfixer.build.jdk import Jdk
+from buildfixer.build.options import BuildOptions
+from buildfixer.build.plan import Plan, executable, java_env, version_from_jar_dir
+from buildfixer.build.runner import Step
+
+BUILD_FILES = ("build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts")
+_ANDROID_PLUGIN = re.compile(r"com\.android\.(application|library|dynamic-feature|test)|android\s*\{")
+_DIST_URL = re.compile(r"^distributionUrl\s*=\s*(.+)$", re.MULTILINE)
+# An idle daemon exits after 10 minutes even if nobody stops it.
+_DAEMON_IDLE_MS = 600_000
+
+
+def detect(project: Path) -> bool:
+    """A Gradle project has a build or settings script at its root."""
+    return any((project / name).is_file() for name in BUILD_FILES)
+
+
+def is_android(project: Path) -> bool:
+    """True when a build script at the root or one level down applies an Android plugin."""
+    scripts = [project / n for n in BUILD_FILES]
+    scripts += [p for n in ("build.gradle", "build.gradle.kts") for p in project.glob(f"*/{n}")]
+    for script in scripts:
+        try:
+            if script.is_file() and _ANDROID_PLUGIN.search(script.read_text(errors="replace")):
+                return True
+        except OSError:
+            continue
+    return False
+
+
+def wrapper_distribution(project: Path, gradle_homes: list[Path]) -> Path | None:
+    """Home of the wrapper's Gradle distribution when it is already unpacked in one of the homes.
+
+    The wrapper keeps `<home>/wrapper/dists/gradle-8.5-bin/<hash>/gradle-8.5/`; the hash is of
+    the URL, so any hash directory holding an unpacked, completed (`.ok`) copy will do.
+    """
+    props = project / "gradle" / "wrapper" / "gradle-wrapper.properties"
+    try:
+        found = _DIST_URL.search(props.read_text(errors="replace"))
+    except OSError:
+        return None
+    if not found:
+        return None
+    zip_name = found.group(1).strip().replace("\\:", ":").rsplit("/", 1)[-1]  # gradle-8.5-bin.zip
+    dist_name = zip_name.removesuffix(".zip")
+    unpacked = re.sub(r"-(bin|all)$", "", dist_name)
+    for home in gradle_homes:
+        for hash_dir in sorted((home / "wrapper" / "dists" / dist_name).glob("*")):
+            if (hash_dir / f"{zip_name}.ok").exists() and (hash_dir / unpacked / "bin" / "gradle").is_file():
+                return hash_dir / unpacked
+    return None
+
+
+def plan(project: Path, options: BuildOptions, jdk: Jdk | None) -> Plan:
+    """The Gradle command: tasks, plain console, shared user home, per-project daemon registry."""
+    user_home = options.cache_dir / "gradle"
+    state = options.state_for(project)
+    dist = wrapper_distribution(project, [user_home, Path.home() / ".gradle"])
+    tools: dict[str, str] = {}
+    if dist is not None and (project / "gradlew").is_file() and dist.is_relative_to(user_home):
+        launcher = ["sh", "gradlew"]  # the wrapper finds its distribution in our user home
+        tools["gradle"] = f"{dist.name.removeprefix('gradle-')} (wrapper)"
+    elif dist is not None:
+        launcher = [str(dist / "bin" / "gradle")]
+        tools["gradle"] = f"{dist.name.removeprefix('gradle-')} (wrapper distribution)"
+    else:
+        launcher = [executable("gradle") or "gradle"]
+        tools["gradle"] = version_from_jar_dir("gradle", "gradle-launcher")
+    tasks = options.tasks or (["assembleDebug"] if is_android(project) else ["build"])
+    flags = ["--console=plain", f"-Dorg.gradle.daemon.idletimeout={_DAEMON_IDLE_MS}"]
+    flags.append("--daemon" if options.warm else "--no-daemon")
+    if options.offline:
+        flags.append("--offline")
+    steps = []
+    if not options.warm:
+        # The cold protocol of the study: stop daemons, then clean and build from scratch.
+        steps.append(Step([*launcher, "--stop"]))
+        tasks = ["clean", *tasks]
+    elif _jdk_changed(state, jdk) and "clean" not in tasks:
+        # Gradle 4.x keeps tasks UP-TO-DATE across a JDK switch: without clean the
+        # old JDK's verdict would stand.
+        tasks = ["clean", *tasks]
+    steps.append(Step([*launcher, *tasks, *flags]))
+    env = {
+        **java_env(jdk),
+        "GRADLE_USER_HOME": str(user_home),
+        # Daemons registered per project: one build's timeout never kills another's daemon,
+        # and a project switched to another JDK does not reuse a daemon of the old one.
+        "GRADLE_OPTS": f"-Dorg.gradle.daemon.registry.base={state / 'gradle-daemons'}",
+    }
+    return Plan("gradle", steps, env, tools)
+
+
+def _jdk_changed(state: Path, jdk: Jdk | None) -> bool:
+    """Compare with the JDK of this project's previous build, and remember this one."""
+    stamp = state / "gradle-last-jdk"
+    current = jdk.path if jdk else "default"
+    try:
+        previous = stamp.read_text()
+    except OSError:
+        previous = None
+    state.mkdir(parents=True, exist_ok=True)
+    stamp.write_text(current)
+    return previous is not None and previous != current

@@ -1,0 +1,51 @@
+"""Options of a build and the directories buildfixer keeps outside projects."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from buildfixer.paths import cache_root
+
+
+@dataclass
+class BuildOptions:
+    """How to run a build. Defaults suit a developer's machine; the benchmark sets them all.
+
+    Attributes:
+        jdk: Major Java version to build with; None uses the default JDK.
+        timeout_s: Wall-clock limit for the whole build; the process tree is killed after it.
+        offline: Forbid network access of the build tool (Gradle --offline, mvn -o, npm --offline,
+            pip --no-index).
+        tasks: Override the default tasks/goals/scripts (Gradle tasks, Maven goals, npm scripts).
+        warm: Keep warm tooling between builds of the same project: the Gradle daemon, the Python
+            venv when dependencies did not change, node_modules when the lockfile did not change.
+            False gives the cold protocol: no daemon, fresh environments, `clean` first.
+        cache_dir: Shared dependency caches (Gradle user home, Maven repository, pip and npm caches).
+        state_dir: Per-project state outside the project (venv, daemon registry, logs); derived from
+            the project path when None.
+        log_path: Where the full log goes; inside state_dir when None.
+        extra_env: Variables added to the build's environment.
+    """
+
+    jdk: int | None = None
+    timeout_s: float = 1800.0
+    offline: bool = False
+    tasks: list[str] | None = None
+    warm: bool = True
+    cache_dir: Path = field(default_factory=cache_root)
+    state_dir: Path | None = None
+    log_path: Path | None = None
+    extra_env: dict[str, str] = field(default_factory=dict)
+
+    def state_for(self, project: Path) -> Path:
+        """The state directory of a project: explicit, or keyed by its absolute path."""
+        if self.state_dir is not None:
+            return self.state_dir
+        key = hashlib.sha256(str(project.resolve()).encode()).hexdigest()[:16]
+        return self.cache_dir / "state" / f"{project.resolve().name}-{key}"
+
+    def owner_token(self, project: Path) -> str:
+        """Tag for every process of this project's builds (see runner.kill_owned)."""
+        return self.state_for(project).name

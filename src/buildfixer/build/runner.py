@@ -1,0 +1,188 @@
+"""Run build commands with a timeout, a full log file and no stray processes.
+
+Output goes straight from the child to the log file (stdout and stderr merged, as
+a user sees them), so a 10 MB Gradle log costs Python nothing while it runs.
+
+Every process we start carries `BUILDFIXER_OWNER=<token>` in its environment.
+Gradle daemons leave the process group (they call setsid), so a `killpg` alone
+would leave them running; they do inherit the environment though, which lets
+`kill_owned` find and stop everything a build started.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import time
+from collections.abc import Sequence
+from typing import BinaryIO
+from dataclasses import dataclass, field
+from pathlib import Path
+
+OWNER_VAR = "BUILDFIXER_OWNER"
+_GRACE_S = 3.0
+
+
+@dataclass
+class Step:
+    """One command of a build, run in `cwd` (the project directory when None)."""
+
+    argv: list[str]
+    cwd: Path | None = None
+    # Print this instead of the argv in the log header (e.g. to hide long paths).
+    label: str | None = None
+
+
+@dataclass
+class RunResult:
+    """What running the steps produced."""
+
+    exit_code: int
+    duration_s: float
+    timed_out: bool
+    log_path: Path
+    failed_step: list[str] | None = None
+    steps_run: list[list[str]] = field(default_factory=list)
+
+
+def run_steps(
+    steps: Sequence[Step],
+    *,
+    cwd: Path,
+    env: dict[str, str],
+    log_path: Path,
+    timeout_s: float,
+    owner: str,
+) -> RunResult:
+    """Run steps in order until one fails or the overall timeout expires.
+
+    The log file receives a `$ command` header per step followed by its output.
+    On timeout the whole process group and every process tagged with `owner` are killed.
+    """
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    env = {**env, OWNER_VAR: owner}
+    start = time.monotonic()
+    deadline = start + timeout_s
+    result = RunResult(exit_code=0, duration_s=0.0, timed_out=False, log_path=log_path)
+    with open(log_path, "wb") as log:
+        for step in steps:
+            log.write(f"$ {step.label or ' '.join(step.argv)}\n".encode())
+            log.flush()
+            result.steps_run.append(step.argv)
+            code, timed_out = _run_one(step, cwd, env, log, deadline, owner)
+            if timed_out:
+                log.write(f"\n[buildfixer] timeout after {timeout_s:.0f}s: killed the build\n".encode())
+                result.exit_code, result.timed_out, result.failed_step = -1, True, step.argv
+                break
+            if code != 0:
+                result.exit_code, result.failed_step = code, step.argv
+                break
+    result.duration_s = time.monotonic() - start
+    return result
+
+
+def _run_one(
+    step: Step, cwd: Path, env: dict[str, str], log: BinaryIO, deadline: float, owner: str
+) -> tuple[int, bool]:
+    remaining = deadline - time.monotonic()
+    if remaining <= 0:
+        return -1, True
+    try:
+        proc = subprocess.Popen(
+            step.argv,
+            cwd=step.cwd or cwd,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # own process group: killpg reaches every child
+        )
+    except OSError as exc:  # command not found, not executable
+        log.write(f"[buildfixer] cannot run {step.argv[0]}: {exc.strerror}\n".encode())
+        return 127, False
+    try:
+        return proc.wait(timeout=remaining), False
+    except subprocess.TimeoutExpired:
+        kill_group(proc)
+        kill_owned(owner)
+        return -1, True
+    except BaseException:  # KeyboardInterrupt: never leave the build behind
+        kill_group(proc)
+        kill_owned(owner)
+        raise
+
+
+def kill_group(proc: subprocess.Popen[bytes]) -> None:
+    """SIGTERM the process group, then SIGKILL what is left after a grace period."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, sig)
+        try:
+            proc.wait(timeout=_GRACE_S)
+            # The leader is gone; members of its group may linger: finish them.
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
+def owned_pids(owner: str) -> list[int]:
+    """PIDs of live processes whose environment carries this owner token (Linux /proc)."""
+    marker = f"{OWNER_VAR}={owner}".encode()
+    found = []
+    me = os.getpid()
+    for entry in os.scandir("/proc") if os.path.isdir("/proc") else []:
+        if not entry.name.isdigit() or int(entry.name) == me:
+            continue
+        try:
+            with open(f"/proc/{entry.name}/environ", "rb") as fh:
+                environ = fh.read()
+        except OSError:
+            continue
+        if marker in environ.split(b"\0"):
+            found.append(int(entry.name))
+    return found
+
+
+def kill_owned(owner: str, grace_s: float = _GRACE_S) -> int:
+    """Terminate every process tagged with `owner`; returns how many there were."""
+    pids = owned_pids(owner)
+    count = len(pids)
+    for pid in pids:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGTERM)
+    end = time.monotonic() + grace_s
+    while pids and time.monotonic() < end:
+        pids = [p for p in pids if _alive(p)]
+        time.sleep(0.05)
+    for pid in pids:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGKILL)
+    return count
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            return fh.read().split(b") ", 1)[1][:1] != b"Z"
+    except (OSError, IndexError):
+        return False
+
+
+def read_tail(log_path: Path, max_bytes: int = 64_000) -> str:
+    """The last `max_bytes` of a log, decoded leniently (captured output is capped)."""
+    try:
+        with open(log_path, "rb") as fh:
+            fh.seek(0, os.SEEK_END)
+            size = fh.tell()
+            fh.seek(max(0, size - max_bytes))
+            data = fh.read()
+    except OSError:
+        return ""
+    text = data.decode("utf-8", errors="replace")
+    if size > max_bytes:
+        text = "[... earlier output in the log file ...]\n" + text.split("\n", 1)[-1]
+    return text

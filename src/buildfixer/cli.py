@@ -1,0 +1,136 @@
+"""The `buildfixer` command line (typer). Exit codes: 0 success, 1 build failed, 2 bad usage/setup."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, NoReturn
+
+import typer
+
+from buildfixer.errors import BuildfixerError
+
+app = typer.Typer(
+    name="buildfixer",
+    help="Run, read and repair broken software builds (Gradle, Maven, Python, npm).",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+JsonFlag = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
+
+
+def _fail(message: str, code: int = 2) -> NoReturn:
+    typer.echo(f"buildfixer: error: {message}", err=True)
+    raise typer.Exit(code)
+
+
+def _print_json(data: object) -> None:
+    typer.echo(json.dumps(data, indent=2))
+
+
+@app.command()
+def build(
+    path: Annotated[Path, typer.Argument(help="Project directory.")] = Path("."),
+    jdk: Annotated[int | None, typer.Option(help="Build with this major JDK version.")] = None,
+    timeout: Annotated[float, typer.Option(help="Kill the build after this many seconds.")] = 1800.0,
+    task: Annotated[
+        list[str] | None, typer.Option("--task", "-t", help="Task/goal/script to run instead of the default.")
+    ] = None,
+    offline: Annotated[bool, typer.Option(help="No network for the build tool.")] = False,
+    cold: Annotated[bool, typer.Option(help="No daemon or reused environments; clean first.")] = False,
+    system: Annotated[str | None, typer.Option(help="Force gradle, maven, python or npm.")] = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """Detect and run the project's build; show the root error when it fails."""
+    from buildfixer.build.options import BuildOptions
+    from buildfixer.logs.result import build_and_analyze
+
+    options = BuildOptions(jdk=jdk, timeout_s=timeout, offline=offline, tasks=task or None, warm=not cold)
+    result, analysis = build_and_analyze(path, options, system)
+    if as_json:
+        _print_json(result.to_dict())
+    else:
+        from buildfixer.report import print_build_result
+
+        print_build_result(result, analysis, project=path)
+    if result.status == "error":
+        raise typer.Exit(2)
+    raise typer.Exit(0 if result.ok else 1)
+
+
+@app.command()
+def analyze(
+    logfile: Annotated[Path, typer.Argument(help="A saved build log.")],
+    condensed: Annotated[bool, typer.Option(help="Print the prompt-ready condensed view.")] = False,
+    budget: Annotated[int, typer.Option(help="Token budget of the condensed view.")] = 2000,
+    as_json: JsonFlag = False,
+) -> None:
+    """Parse a saved build log into structured errors, root error first."""
+    from buildfixer.logs.analyze import analyze_file
+
+    analysis = analyze_file(logfile)
+    if as_json:
+        data = analysis.to_dict()
+        if condensed:
+            from buildfixer.logs.condense import condense
+
+            data["condensed"] = condense(analysis, budget_tokens=budget)
+        _print_json(data)
+    elif condensed:
+        from buildfixer.logs.condense import condense
+
+        typer.echo(condense(analysis, budget_tokens=budget))
+    else:
+        from buildfixer.report import print_analysis
+
+        print_analysis(analysis)
+
+
+@app.command()
+def jdks(as_json: JsonFlag = False) -> None:
+    """List the installed JDKs buildfixer can switch between."""
+    from buildfixer.build.jdk import default_jdk, discover_jdks
+
+    found = discover_jdks()
+    if as_json:
+        _print_json([j.to_dict() for j in found])
+        return
+    if not found:
+        _fail("no JDK found (searched JAVA_HOME, /usr/lib/jvm, SDKMAN, ~/.jdks, BUILDFIXER_JDK_PATHS)")
+    default = default_jdk()
+    for j in found:
+        mark = "  (default)" if default and default.path == j.path else ""
+        typer.echo(f"{j.version:>3}  {j.path}{mark}")
+
+
+@app.command()
+def examples(
+    only: Annotated[list[str] | None, typer.Option("--only", help="Run just these examples (name).")] = None,
+    keep: Annotated[Path | None, typer.Option(help="Materialize the examples here and keep them.")] = None,
+    list_only: Annotated[bool, typer.Option("--list", help="List the examples without building.")] = False,
+    as_json: JsonFlag = False,
+) -> None:
+    """Build every bundled broken example and show each failure and its category."""
+    from buildfixer.demo import run_examples
+
+    code = run_examples(only=only or [], keep=keep, list_only=list_only, as_json=as_json)
+    raise typer.Exit(code)
+
+
+def main() -> None:
+    """Console entry point: user errors become one line on stderr and exit code 2."""
+    try:
+        app()
+    except BuildfixerError as exc:
+        typer.echo(f"buildfixer: error: {exc}", err=True)
+        sys.exit(exc.exit_code)
+    except KeyboardInterrupt:
+        typer.echo("buildfixer: interrupted", err=True)
+        sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()

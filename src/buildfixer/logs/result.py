@@ -1,0 +1,30 @@
+"""Join the build layer and log analysis: a build whose result carries its parsed errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from buildfixer.build.api import run_build
+from buildfixer.build.options import BuildOptions
+from buildfixer.logs.analyze import Analysis, analyze_file
+from buildfixer.records import BuildResult
+
+
+def attach_analysis(result: BuildResult) -> Analysis | None:
+    """Read the result's log into its `errors` and `category` (a successful build keeps none)."""
+    if result.status == "success":
+        return None
+    analysis = analyze_file(Path(result.log_path))
+    result.errors = analysis.errors
+    result.category = analysis.category
+    if result.status == "timeout" and not result.errors:
+        result.category = "other"
+    return analysis
+
+
+def build_and_analyze(
+    project: Path, options: BuildOptions | None = None, system: str | None = None
+) -> tuple[BuildResult, Analysis | None]:
+    """Run the build, then read its failure (if any) into structured errors."""
+    result = run_build(project, options, system)
+    return result, attach_analysis(result)

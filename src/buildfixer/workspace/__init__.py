@@ -1,0 +1,1 @@
+"""Isolated working copies of a repository at a commit."""

@@ -1,0 +1,187 @@
+"""Isolated working copies of a repository at a commit: create, reset, diff, apply a patch.
+
+A workspace is a git worktree of a bare mirror kept in buildfixer's cache, never of the
+source repository itself: `git worktree add` on the user's repository would write into
+its `.git`, and nothing outside a workspace may change. The mirror is cloned once per
+source (hard-linked objects for a local path) and shared by every workspace, so a new
+workspace costs one checkout, and a reset costs a `reset --hard` plus `clean`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from buildfixer.errors import BuildfixerError
+from buildfixer.paths import cache_root
+from buildfixer.workspace.git import git, is_repo
+
+# Ignored files worth keeping in a diff: small config files a fix creates
+# (local.properties, keystore.properties, google-services.json, .env), never build outputs.
+_MAX_IGNORED_FILE = 100_000
+_URL = re.compile(r"^([a-z][a-z0-9+.-]*://|git@|[\w.-]+@[\w.-]+:)", re.IGNORECASE)
+
+
+def _mirror_for(source: str, cache_dir: Path) -> Path:
+    """Bare mirror of the source in the cache, cloned on first use."""
+    name = re.sub(r"[^\w.-]", "_", source.rstrip("/").rsplit("/", 1)[-1].removesuffix(".git"))[:40]
+    key = hashlib.sha256(source.encode()).hexdigest()[:12]
+    mirror = cache_dir / "repos" / f"{name}-{key}.git"
+    if not mirror.exists():
+        mirror.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=".clone-", dir=mirror.parent))
+        try:
+            git("clone", "--bare", "--quiet", source, str(tmp / "m.git"))
+            (tmp / "m.git").rename(mirror)  # atomic: a half-cloned mirror is never visible
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+    return mirror
+
+
+def _normalize_source(source: str | Path) -> str:
+    text = str(source)
+    if _URL.match(text):
+        return text
+    path = Path(text).expanduser().resolve()
+    if not path.is_dir():
+        raise BuildfixerError(f"no such repository: {source}")
+    if not is_repo(path):
+        raise BuildfixerError(
+            f"not a git repository: {path} (use Workspace.from_directory for a plain folder)"
+        )
+    return str(path)
+
+
+@dataclass
+class Workspace:
+    """A working tree at `base_commit`, private to one attempt."""
+
+    root: Path
+    base_commit: str
+    mirror: Path
+
+    @classmethod
+    def create(
+        cls,
+        source: str | Path,
+        commit: str | None = None,
+        dest: Path | None = None,
+        cache_dir: Path | None = None,
+    ) -> Workspace:
+        """Check out `commit` (default: HEAD) of a repository path or URL into a new directory."""
+        cache_dir = cache_dir or cache_root()
+        mirror = _mirror_for(_normalize_source(source), cache_dir)
+        wanted = commit or "HEAD"
+        resolved = git(
+            "rev-parse", "--verify", "--quiet", f"{wanted}^{{commit}}", git_dir=mirror, check=False
+        )
+        if not resolved.strip():
+            # The source may have moved on since the mirror was made.
+            git(
+                "fetch",
+                "--quiet",
+                "origin",
+                "+refs/heads/*:refs/heads/*",
+                "+refs/tags/*:refs/tags/*",
+                git_dir=mirror,
+                check=False,
+            )
+            resolved = git(
+                "rev-parse", "--verify", "--quiet", f"{wanted}^{{commit}}", git_dir=mirror, check=False
+            )
+        if not resolved.strip():
+            raise BuildfixerError(f"commit {wanted} not found in {source}")
+        if dest is None:
+            (cache_dir / "workspaces").mkdir(parents=True, exist_ok=True)
+            dest = Path(tempfile.mkdtemp(prefix="ws-", dir=cache_dir / "workspaces"))
+            dest.rmdir()
+        elif dest.exists() and any(dest.iterdir()):
+            raise BuildfixerError(f"workspace destination is not empty: {dest}")
+        git("worktree", "add", "--detach", "--quiet", str(dest), resolved.strip(), git_dir=mirror)
+        return cls(root=dest.resolve(), base_commit=resolved.strip(), mirror=mirror)
+
+    @classmethod
+    def from_directory(
+        cls, folder: Path, dest: Path | None = None, cache_dir: Path | None = None
+    ) -> Workspace:
+        """Snapshot a plain folder (no git) into a repository and check it out as a workspace."""
+        if not folder.is_dir():
+            raise BuildfixerError(f"not a directory: {folder}")
+        cache_dir = cache_dir or cache_root()
+        snap_root = cache_dir / "snapshots"
+        snap_root.mkdir(parents=True, exist_ok=True)
+        snapshot = Path(tempfile.mkdtemp(prefix=f"{folder.name}-", dir=snap_root))
+        shutil.copytree(folder, snapshot, dirs_exist_ok=True, symlinks=True)
+        git("init", "--quiet", cwd=snapshot)
+        git("add", "-A", cwd=snapshot)
+        git("commit", "--quiet", "--allow-empty", "-m", "buildfixer snapshot", cwd=snapshot)
+        return cls.create(snapshot, dest=dest, cache_dir=cache_dir)
+
+    def reset(self) -> None:
+        """Back to the base commit exactly: edits undone, new and ignored files removed."""
+        git("reset", "--quiet", "--hard", self.base_commit, cwd=self.root)
+        git("clean", "-qffdx", cwd=self.root)
+
+    def changed_files(self) -> list[str]:
+        """Paths (relative to the root) that differ from the base commit, new files included."""
+        self._stage_all()
+        out = git("diff", "--cached", "--name-only", "-z", self.base_commit, cwd=self.root)
+        return [p for p in out.split("\0") if p]
+
+    def diff(self) -> str:
+        """Unified diff from the base commit to the current tree, new files and binary changes included."""
+        self._stage_all()
+        return git(
+            "diff", "--cached", "--binary", "--no-color", "--no-ext-diff", self.base_commit, cwd=self.root
+        )
+
+    def _stage_all(self) -> None:
+        git("add", "-A", cwd=self.root)
+        for path in self._small_ignored_files():
+            git("add", "-f", "--", path, cwd=self.root)
+
+    def _small_ignored_files(self) -> list[str]:
+        """Ignored single files (not whole ignored directories such as build/) that look like config."""
+        out = git("status", "--porcelain", "--ignored", "-z", cwd=self.root)
+        found = []
+        for entry in out.split("\0"):
+            if not entry.startswith("!! ") or entry.endswith("/"):
+                continue
+            path = entry[3:]
+            full = self.root / path
+            try:
+                small = full.is_file() and not full.is_symlink() and full.stat().st_size <= _MAX_IGNORED_FILE
+                if small and b"\0" not in full.read_bytes()[:8192]:
+                    found.append(path)
+            except OSError:
+                continue
+        return found
+
+    def apply_patch(self, patch: str) -> list[str]:
+        """Apply a unified diff; a patch that does not apply changes nothing and raises BuildfixerError."""
+        if not patch.strip():
+            return []
+        data = patch if patch.endswith("\n") else patch + "\n"
+        try:
+            git("apply", "--check", "--whitespace=nowarn", cwd=self.root, input_bytes=data.encode())
+        except BuildfixerError as exc:
+            raise BuildfixerError(f"patch does not apply: {str(exc).split(': ', 1)[-1]}") from None
+        git("apply", "--whitespace=nowarn", cwd=self.root, input_bytes=data.encode())
+        names = git("apply", "--numstat", cwd=self.root, input_bytes=data.encode())
+        return [line.split("\t", 2)[2] for line in names.splitlines() if line.count("\t") >= 2]
+
+    def remove(self) -> None:
+        """Delete the working tree (stop its builds' daemons first: build.api.stop_daemons)."""
+        git("worktree", "remove", "--force", str(self.root), git_dir=self.mirror, check=False)
+        shutil.rmtree(self.root, ignore_errors=True)
+        git("worktree", "prune", git_dir=self.mirror, check=False)
+
+    def __enter__(self) -> Workspace:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.remove()

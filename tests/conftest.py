@@ -1,0 +1,23 @@
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+# Every test run shares one cache (dependency downloads are slow) but never the user's own.
+os.environ.setdefault("BUILDFIXER_CACHE_DIR", str(Path(__file__).resolve().parent.parent / ".cache" / "test"))
+
+
+@pytest.fixture
+def cache_dir(tmp_path: Path) -> Path:
+    """A private cache for tests that must not see shared state (mirrors, workspaces)."""
+    path = tmp_path / "cache"
+    path.mkdir()
+    return path
+
+
+def require(program: str) -> str:
+    found = shutil.which(program)
+    if not found:
+        pytest.fail(f"{program} is required for this test (install it: see .ci/run)")
+    return found

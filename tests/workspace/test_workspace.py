@@ -1,0 +1,124 @@
+import hashlib
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from buildfixer.errors import BuildfixerError
+from buildfixer.workspace.workspace import Workspace
+
+
+def run(*args: str, cwd: Path) -> str:
+    return subprocess.run(args, cwd=cwd, check=True, capture_output=True, text=True).stdout
+
+
+def tree_digest(path: Path) -> str:
+    digest = hashlib.sha256()
+    for item in sorted(path.rglob("*")):
+        digest.update(str(item.relative_to(path)).encode())
+        if item.is_file():
+            digest.update(item.read_bytes())
+    return digest.hexdigest()
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    path = tmp_path / "repo"
+    path.mkdir()
+    run("git", "init", "-q", cwd=path)
+    run("git", "config", "user.email", "t@example.com", cwd=path)
+    run("git", "config", "user.name", "t", cwd=path)
+    (path / ".gitignore").write_text("build/\nlocal.properties\n")
+    (path / "App.java").write_text("class App {\n  int x = 1;\n}\n")
+    run("git", "add", "-A", cwd=path)
+    run("git", "commit", "-qm", "first", cwd=path)
+    (path / "App.java").write_text("class App {\n  int x = 2;\n}\n")
+    run("git", "commit", "-qam", "second", cwd=path)
+    return path
+
+
+def test_create_at_commit_without_touching_the_source(repo: Path, tmp_path: Path, cache_dir: Path) -> None:
+    before = tree_digest(repo)
+    first = run("git", "rev-parse", "HEAD~1", cwd=repo).strip()
+    ws = Workspace.create(repo, first, dest=tmp_path / "ws", cache_dir=cache_dir)
+    assert ws.base_commit == first
+    assert (ws.root / "App.java").read_text() == "class App {\n  int x = 1;\n}\n"
+    (ws.root / "App.java").write_text("changed\n")
+    ws.remove()
+    assert not (tmp_path / "ws").exists()
+    assert tree_digest(repo) == before
+
+
+def test_diff_reset_and_ignored_config_files(repo: Path, tmp_path: Path, cache_dir: Path) -> None:
+    ws = Workspace.create(repo, dest=tmp_path / "ws", cache_dir=cache_dir)
+    (ws.root / "App.java").write_text("class App {\n  int x = 3;\n}\n")
+    (ws.root / "New.java").write_text("class New {}\n")
+    (ws.root / "local.properties").write_text("sdk.dir=/opt/sdk\n")  # ignored, but a fix may create it
+    (ws.root / "build").mkdir()
+    (ws.root / "build" / "App.class").write_bytes(b"\xca\xfe\xba\xbe\0\0")
+    patch = ws.diff()
+    assert "+  int x = 3;" in patch
+    assert "New.java" in patch
+    assert "local.properties" in patch
+    assert "App.class" not in patch
+    assert sorted(ws.changed_files()) == ["App.java", "New.java", "local.properties"]
+    ws.reset()
+    assert ws.diff() == ""
+    assert not (ws.root / "build").exists()
+    assert not (ws.root / "New.java").exists()
+    # The diff of one workspace applies to a fresh one and reproduces the change.
+    ws.apply_patch(patch)
+    assert (ws.root / "local.properties").read_text() == "sdk.dir=/opt/sdk\n"
+    assert (ws.root / "App.java").read_text().count("x = 3") == 1
+
+
+def test_patch_that_does_not_apply_changes_nothing(repo: Path, tmp_path: Path, cache_dir: Path) -> None:
+    ws = Workspace.create(repo, dest=tmp_path / "ws", cache_dir=cache_dir)
+    good_then_bad = (
+        "--- a/App.java\n+++ b/App.java\n@@ -1,3 +1,3 @@\n class App {\n-  int x = 2;\n+  int x = 9;\n }\n"
+        "--- a/Missing.java\n+++ b/Missing.java\n@@ -1 +1 @@\n-old\n+new\n"
+    )
+    before = tree_digest(ws.root)
+    with pytest.raises(BuildfixerError, match="patch does not apply"):
+        ws.apply_patch(good_then_bad)
+    assert tree_digest(ws.root) == before
+    with pytest.raises(BuildfixerError):
+        ws.apply_patch("this is not a patch at all\n")
+    assert tree_digest(ws.root) == before
+
+
+def test_url_source_and_bad_sources(repo: Path, tmp_path: Path, cache_dir: Path) -> None:
+    ws = Workspace.create(f"file://{repo}", dest=tmp_path / "ws", cache_dir=cache_dir)
+    assert (ws.root / "App.java").exists()
+    with pytest.raises(BuildfixerError, match="not found"):
+        Workspace.create(repo, "0123456789abcdef", dest=tmp_path / "ws2", cache_dir=cache_dir)
+    with pytest.raises(BuildfixerError, match="no such repository"):
+        Workspace.create(tmp_path / "nope", cache_dir=cache_dir)
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    with pytest.raises(BuildfixerError, match="not a git repository"):
+        Workspace.create(plain, cache_dir=cache_dir)
+    (tmp_path / "busy").mkdir()
+    (tmp_path / "busy" / "keep.txt").write_text("mine")
+    with pytest.raises(BuildfixerError, match="not empty"):
+        Workspace.create(repo, dest=tmp_path / "busy", cache_dir=cache_dir)
+    assert (tmp_path / "busy" / "keep.txt").read_text() == "mine"
+
+
+def test_mirror_follows_new_commits(repo: Path, tmp_path: Path, cache_dir: Path) -> None:
+    Workspace.create(repo, dest=tmp_path / "ws1", cache_dir=cache_dir)
+    (repo / "App.java").write_text("class App {}\n")
+    run("git", "commit", "-qam", "third", cwd=repo)
+    head = run("git", "rev-parse", "HEAD", cwd=repo).strip()
+    ws = Workspace.create(repo, head, dest=tmp_path / "ws2", cache_dir=cache_dir)
+    assert (ws.root / "App.java").read_text() == "class App {}\n"
+
+
+def test_from_directory_snapshots_a_plain_folder(tmp_path: Path, cache_dir: Path) -> None:
+    folder = tmp_path / "plain"
+    folder.mkdir()
+    (folder / "pom.xml").write_text("<project/>\n")
+    ws = Workspace.from_directory(folder, dest=tmp_path / "ws", cache_dir=cache_dir)
+    (ws.root / "pom.xml").write_text("<project></project>\n")
+    assert "-<project/>" in ws.diff()
+    assert (folder / "pom.xml").read_text() == "<project/>\n"
