@@ -122,3 +122,26 @@ def test_from_directory_snapshots_a_plain_folder(tmp_path: Path, cache_dir: Path
     (ws.root / "pom.xml").write_text("<project></project>\n")
     assert "-<project/>" in ws.diff()
     assert (folder / "pom.xml").read_text() == "<project/>\n"
+
+
+def test_pooled_workspaces_are_reused_and_reset(repo: Path, cache_dir: Path) -> None:
+    first_commit = run("git", "rev-parse", "HEAD~1", cwd=repo).strip()
+    one = Workspace.acquire(repo, cache_dir=cache_dir)
+    two = Workspace.acquire(repo, first_commit, cache_dir=cache_dir)
+    assert one.root != two.root, "a held slot is never handed out twice"
+    (one.root / "App.java").write_text("edited by an attempt\n")
+    (one.root / "junk.txt").write_text("left behind\n")
+    one.release()
+    three = Workspace.acquire(repo, first_commit, cache_dir=cache_dir)
+    assert three.root == one.root
+    assert (three.root / "App.java").read_text() == "class App {\n  int x = 1;\n}\n"
+    assert not (three.root / "junk.txt").exists()
+    assert three.diff() == ""
+
+
+def test_a_dead_holders_slot_is_taken_over(repo: Path, cache_dir: Path) -> None:
+    ws = Workspace.acquire(repo, cache_dir=cache_dir)
+    assert ws.lock is not None
+    ws.lock.write_text("999999999")  # as if the holder had been killed with -9
+    again = Workspace.acquire(repo, cache_dir=cache_dir)
+    assert again.root == ws.root

@@ -10,6 +10,7 @@ workspace costs one checkout, and a reset costs a `reset --hard` plus `clean`.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import shutil
 import tempfile
@@ -42,6 +43,54 @@ def _mirror_for(source: str, cache_dir: Path) -> Path:
     return mirror
 
 
+def _resolve(mirror: Path, wanted: str, source: str | Path) -> str:
+    """Full hash of a commit-ish in the mirror, fetching once when the source has moved on."""
+
+    def lookup() -> str:
+        return git(
+            "rev-parse", "--verify", "--quiet", f"{wanted}^{{commit}}", git_dir=mirror, check=False
+        ).strip()
+
+    resolved = lookup()
+    if not resolved:
+        refspecs = ["+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*"]
+        git("fetch", "--quiet", "origin", *refspecs, git_dir=mirror, check=False)
+        resolved = lookup()
+    if not resolved:
+        raise BuildfixerError(f"commit {wanted} not found in {source}")
+    return resolved
+
+
+def _take_lock(lock: Path) -> bool:
+    """Create the lock file holding our pid; a lock whose process is gone is taken over."""
+    for _ in range(2):
+        try:
+            fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+        except FileExistsError:
+            try:
+                holder = int(lock.read_text().strip() or "0")
+            except (OSError, ValueError):
+                holder = 0
+            if holder and _pid_alive(holder):
+                return False
+            lock.unlink(missing_ok=True)
+            continue
+        with os.fdopen(fd, "w") as fh:
+            fh.write(str(os.getpid()))
+        return True
+    return False
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 def _normalize_source(source: str | Path) -> str:
     text = str(source)
     if _URL.match(text):
@@ -63,6 +112,7 @@ class Workspace:
     root: Path
     base_commit: str
     mirror: Path
+    lock: Path | None = None  # set for pooled workspaces (see `acquire`)
 
     @classmethod
     def create(
@@ -75,34 +125,15 @@ class Workspace:
         """Check out `commit` (default: HEAD) of a repository path or URL into a new directory."""
         cache_dir = cache_dir or cache_root()
         mirror = _mirror_for(_normalize_source(source), cache_dir)
-        wanted = commit or "HEAD"
-        resolved = git(
-            "rev-parse", "--verify", "--quiet", f"{wanted}^{{commit}}", git_dir=mirror, check=False
-        )
-        if not resolved.strip():
-            # The source may have moved on since the mirror was made.
-            git(
-                "fetch",
-                "--quiet",
-                "origin",
-                "+refs/heads/*:refs/heads/*",
-                "+refs/tags/*:refs/tags/*",
-                git_dir=mirror,
-                check=False,
-            )
-            resolved = git(
-                "rev-parse", "--verify", "--quiet", f"{wanted}^{{commit}}", git_dir=mirror, check=False
-            )
-        if not resolved.strip():
-            raise BuildfixerError(f"commit {wanted} not found in {source}")
+        resolved = _resolve(mirror, commit or "HEAD", source)
         if dest is None:
             (cache_dir / "workspaces").mkdir(parents=True, exist_ok=True)
             dest = Path(tempfile.mkdtemp(prefix="ws-", dir=cache_dir / "workspaces"))
             dest.rmdir()
         elif dest.exists() and any(dest.iterdir()):
             raise BuildfixerError(f"workspace destination is not empty: {dest}")
-        git("worktree", "add", "--detach", "--quiet", str(dest), resolved.strip(), git_dir=mirror)
-        return cls(root=dest.resolve(), base_commit=resolved.strip(), mirror=mirror)
+        git("worktree", "add", "--detach", "--quiet", str(dest), resolved, git_dir=mirror)
+        return cls(root=dest.resolve(), base_commit=resolved, mirror=mirror)
 
     @classmethod
     def from_directory(
@@ -120,6 +151,47 @@ class Workspace:
         git("add", "-A", cwd=snapshot)
         git("commit", "--quiet", "--allow-empty", "-m", "buildfixer snapshot", cwd=snapshot)
         return cls.create(snapshot, dest=dest, cache_dir=cache_dir)
+
+    @classmethod
+    def acquire(
+        cls, source: str | Path, commit: str | None = None, cache_dir: Path | None = None
+    ) -> Workspace:
+        """A pooled workspace: reuse a released checkout of the same repository when there is one.
+
+        Switching a used checkout to another commit rewrites only the files that differ, which
+        for a large repository is far cheaper than checking out every file again. Give it back
+        with `release()`; a slot whose holder died (kill -9) is taken over.
+        """
+        cache_dir = cache_dir or cache_root()
+        mirror = _mirror_for(_normalize_source(source), cache_dir)
+        resolved = _resolve(mirror, commit or "HEAD", source)
+        pool = cache_dir / "workspaces" / mirror.name.removesuffix(".git")
+        pool.mkdir(parents=True, exist_ok=True)
+        for index in range(10_000):
+            slot, lock = pool / f"slot-{index}", pool / f"slot-{index}.lock"
+            if not _take_lock(lock):
+                continue
+            try:
+                if (slot / ".git").exists():
+                    git("checkout", "--quiet", "--force", "--detach", resolved, cwd=slot)
+                    git("clean", "-qffdx", cwd=slot)
+                    return cls(root=slot.resolve(), base_commit=resolved, mirror=mirror, lock=lock)
+                shutil.rmtree(slot, ignore_errors=True)
+                git("worktree", "prune", git_dir=mirror, check=False)
+                git("worktree", "add", "--detach", "--quiet", str(slot), resolved, git_dir=mirror)
+                return cls(root=slot.resolve(), base_commit=resolved, mirror=mirror, lock=lock)
+            except BaseException:
+                lock.unlink(missing_ok=True)
+                raise
+        raise BuildfixerError(f"workspace pool exhausted in {pool}")
+
+    def release(self) -> None:
+        """Give a pooled workspace back (its next user resets it); removes an unpooled one."""
+        if self.lock is None:
+            self.remove()
+            return
+        self.lock.unlink(missing_ok=True)
+        self.lock = None
 
     def reset(self) -> None:
         """Back to the base commit exactly: edits undone, new and ignored files removed."""

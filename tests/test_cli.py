@@ -1,0 +1,80 @@
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+CLI = [sys.executable, "-m", "buildfixer"]
+
+
+def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*CLI, *args], capture_output=True, text=True, cwd=cwd, timeout=600)
+
+
+def assert_usage_error(proc: subprocess.CompletedProcess[str], fragment: str) -> None:
+    assert proc.returncode == 2, proc.stderr
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, proc.stderr
+    assert fragment in lines[0]
+    assert "Traceback" not in proc.stderr
+
+
+def test_build_of_a_folder_without_a_build(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("hello")
+    assert_usage_error(run_cli("build", str(tmp_path)), "no recognisable build")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
+
+
+def test_build_with_a_jdk_that_is_not_installed(tmp_path: Path) -> None:
+    (tmp_path / "pom.xml").write_text("<project/>")
+    assert_usage_error(run_cli("build", str(tmp_path), "--jdk", "4"), "no JDK 4 installed")
+
+
+def test_build_of_a_missing_path(tmp_path: Path) -> None:
+    assert_usage_error(run_cli("build", str(tmp_path / "nope")), "not a directory")
+
+
+def test_analyze_missing_binary_and_unreadable_logs(tmp_path: Path) -> None:
+    assert_usage_error(run_cli("analyze", str(tmp_path / "missing.log")), "missing.log")
+    binary = tmp_path / "app.apk"
+    binary.write_bytes(bytes(range(256)) * 64)
+    assert_usage_error(run_cli("analyze", str(binary)), "app.apk")
+    if os.geteuid() != 0:  # root reads any file
+        locked = tmp_path / "locked.log"
+        locked.write_text("error")
+        locked.chmod(0)
+        assert_usage_error(run_cli("analyze", str(locked)), "locked.log")
+    assert_usage_error(run_cli("analyze", str(tmp_path)), str(tmp_path.name))
+
+
+def test_jdks_json_lists_installed_jdks() -> None:
+    proc = run_cli("jdks", "--json")
+    assert proc.returncode == 0, proc.stderr
+    listed = json.loads(proc.stdout)
+    assert {"version", "path"} <= set(listed[0])
+    assert 17 in {j["version"] for j in listed}
+
+
+def test_analyze_json_follows_the_contract(tmp_path: Path) -> None:
+    log = tmp_path / "build.log"
+    log.write_text(
+        "/w/src/main/java/demo/App.java:3: error: ';' expected\n"
+        "    int x = 1\n             ^\n1 error\n\nFAILURE: Build failed with an exception.\n"
+    )
+    proc = run_cli("analyze", str(log), "--json")
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert set(data) == {"errors", "category", "build_system"}
+    assert data["category"] == "syntax"
+    root = data["errors"][0]
+    assert set(root) == {"file", "line", "column", "message", "category", "tool"}
+    assert (root["file"], root["line"], root["tool"]) == ("/w/src/main/java/demo/App.java", 3, "javac")
+
+
+@pytest.mark.parametrize("command", ["build", "analyze", "jdks", "examples"])
+def test_help_works(command: str) -> None:
+    proc = run_cli(command, "--help")
+    assert proc.returncode == 0
+    assert "Usage" in proc.stdout
