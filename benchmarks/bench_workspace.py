@@ -68,7 +68,9 @@ def main() -> None:
             # The harness's path: a pooled checkout moved to another commit and cleaned.
             Workspace.acquire(repo, commits[next(counter) % 2], cache_dir=cache).release()
 
-        head = subprocess.run(["git", "rev-parse", "HEAD", "HEAD~1"], cwd=repo, capture_output=True, text=True)
+        head = subprocess.run(
+            ["git", "rev-parse", "HEAD", "HEAD~1"], cwd=repo, capture_output=True, text=True
+        )
         commits = head.stdout.split()  # alternate between two commits 100 files apart
         t_clone = median_of(clone, args.repeats)
         t_create = median_of(create, args.repeats)

@@ -42,13 +42,16 @@ def build(
     offline: Annotated[bool, typer.Option(help="No network for the build tool.")] = False,
     cold: Annotated[bool, typer.Option(help="No daemon or reused environments; clean first.")] = False,
     system: Annotated[str | None, typer.Option(help="Force gradle, maven, python or npm.")] = None,
+    sandbox: Annotated[bool, typer.Option(help="Run under bubblewrap: host read-only.")] = False,
     as_json: JsonFlag = False,
 ) -> None:
     """Detect and run the project's build; show the root error when it fails."""
     from buildfixer.build.options import BuildOptions
     from buildfixer.logs.result import build_and_analyze
 
-    options = BuildOptions(jdk=jdk, timeout_s=timeout, offline=offline, tasks=task or None, warm=not cold)
+    options = BuildOptions(
+        jdk=jdk, timeout_s=timeout, offline=offline, tasks=task or None, warm=not cold, sandbox=sandbox
+    )
     result, analysis = build_and_analyze(path, options, system)
     if as_json:
         _print_json(result.to_dict())

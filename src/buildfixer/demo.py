@@ -92,4 +92,5 @@ def _print_row(out: Any, row: dict[str, Any]) -> None:
         f" (expected {row['expected_category']})"
     )
     if message:
-        out.print(f"     root error ({error.get('tool')}): {escape(where + ' ' if where else '')}{escape(message[0])}")
+        location = escape(where + " ") if where else ""
+        out.print(f"     root error ({error.get('tool')}): {location}{escape(message[0])}")

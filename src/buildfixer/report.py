@@ -10,7 +10,12 @@ from rich.markup import escape
 from buildfixer.logs.analyze import Analysis
 from buildfixer.records import BuildError, BuildResult
 
-_STATUS_STYLE = {"success": "bold green", "failure": "bold red", "timeout": "bold yellow", "error": "bold red"}
+_STATUS_STYLE = {
+    "success": "bold green",
+    "failure": "bold red",
+    "timeout": "bold yellow",
+    "error": "bold red",
+}
 _SHOWN_ERRORS = 5
 
 
@@ -49,7 +54,9 @@ def print_analysis(analysis: Analysis) -> None:
     if not analysis.errors:
         out.print("[green]no errors found[/]")
         return
-    out.print(f"build system: {analysis.build_system or 'unknown'}   category: [magenta]{analysis.category}[/]")
+    out.print(
+        f"build system: {analysis.build_system or 'unknown'}   category: [magenta]{analysis.category}[/]"
+    )
     for index, error in enumerate(analysis.errors):
         prefix = "root " if index == 0 else f"{index + 1:>4} "
         out.print(prefix + _error_line(error))

@@ -9,7 +9,8 @@ from buildfixer.build.runner import Step, kill_owned, owned_pids, read_tail, run
 # like a Gradle daemon), then hangs: the timeout must leave none of them behind.
 HANGING_BUILD = r"""
 import os, signal, subprocess, sys, time
-subprocess.Popen([sys.executable, "-c", "import signal,time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(600)"])
+STUBBORN = "import signal,time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(600)"
+subprocess.Popen([sys.executable, "-c", STUBBORN])
 subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"], start_new_session=True)
 print("started", flush=True)
 time.sleep(600)

@@ -12,6 +12,7 @@ from buildfixer.build import gradle, maven, npm, python
 from buildfixer.build.jdk import Jdk, default_jdk, find_jdk
 from buildfixer.build.options import BuildOptions
 from buildfixer.build.runner import kill_owned, run_steps
+from buildfixer.build.sandbox import sandbox_argv
 from buildfixer.errors import BuildfixerError
 from buildfixer.records import BuildResult, Status
 
@@ -56,6 +57,11 @@ def run_build(project: Path, options: BuildOptions | None = None, system: str | 
     log_path = (
         options.log_path or state / "logs" / f"build-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.log"
     )
+    command = list(plan.command)  # reported without the sandbox wrapper
+    if options.sandbox:
+        writable = [project, options.cache_dir, state]
+        for step in plan.steps:
+            step.argv = sandbox_argv(step.argv, writable, network=not options.offline)
     env = {**os.environ, **options.extra_env, **plan.env}
     owner = options.owner_token(project)
     run = run_steps(
@@ -76,13 +82,14 @@ def run_build(project: Path, options: BuildOptions | None = None, system: str | 
         "java_home": jdk.path if jdk else "",
         "offline": str(options.offline).lower(),
         "warm": str(options.warm).lower(),
+        "sandbox": str(options.sandbox).lower(),
     }
     return BuildResult(
         status=status,
         exit_code=run.exit_code,
         duration_s=run.duration_s,
         build_system=name,
-        command=plan.command,
+        command=command,
         jdk=jdk.version if jdk else None,
         log_path=str(log_path),
         environment=environment,

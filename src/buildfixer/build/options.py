@@ -27,6 +27,8 @@ class BuildOptions:
             the project path when None.
         log_path: Where the full log goes; inside state_dir when None.
         extra_env: Variables added to the build's environment.
+        sandbox: Run every step under bubblewrap: host read-only, only the project, the caches
+            and the state directory writable; no network at all when `offline` is set.
     """
 
     jdk: int | None = None
@@ -38,6 +40,7 @@ class BuildOptions:
     state_dir: Path | None = None
     log_path: Path | None = None
     extra_env: dict[str, str] = field(default_factory=dict)
+    sandbox: bool = False
 
     def state_for(self, project: Path) -> Path:
         """The state directory of a project: explicit, or keyed by its absolute path."""

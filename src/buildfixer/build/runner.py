@@ -17,9 +17,9 @@ import signal
 import subprocess
 import time
 from collections.abc import Sequence
-from typing import BinaryIO
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import BinaryIO
 
 OWNER_VAR = "BUILDFIXER_OWNER"
 _GRACE_S = 3.0

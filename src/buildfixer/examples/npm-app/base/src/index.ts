@@ -1,0 +1,2 @@
+export { Cart, LineItem } from "./cart";
+export { Cents, formatCents, percentOf } from "./money";

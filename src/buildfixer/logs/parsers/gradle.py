@@ -1,0 +1,277 @@
+"""Gradle's own failure reports, from Gradle 4.x to 8.x.
+
+Gradle ends a failed build with one or more blocks like::
+
+    * Where:
+    Build file '/p/app/build.gradle' line: 12
+
+    * What went wrong:
+    A problem occurred evaluating project ':app'.
+    > Could not get unknown property 'foo' for project ':app'.
+
+Each "What went wrong" block becomes one error (the headline and its `>` causes
+joined), located by the "Where" block before it, except that dependency
+resolution failures are split into one error per artifact that could not be
+found, and Kotlin-script compilation errors into one error per `Line N:`.
+Failed tests (`demo.AppTest > adds FAILED`) are reported one by one. Task
+`FAILED` markers and `BUILD FAILED` are reported only when no block exists
+(a truncated log), since the blocks always say more.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from buildfixer.logs.parsers import Parser
+from buildfixer.logs.taxonomy import classify
+from buildfixer.records import BuildError
+
+_WHERE = re.compile(
+    r"^(?:Build file|Settings file|Script|Initialization script|Precompiled script plugin) '(.+?)'"
+    r"(?: line: (\d+))?"
+)
+# Where a block ends: the next `* Section:`, the footer, or the separators of a
+# multi-failure report (`2: Task failed with an exception.`).
+_BLOCK_END = re.compile(
+    r"^(?:\* [A-Z][\w ]*:|BUILD FAILED|BUILD SUCCESSFUL|FAILURE: |={20,}|\d+: Task failed)"
+)
+_TASK_FAILED = re.compile(r"^(?:> Task )?(:[\w:.-]*)(?: FAILED)$|^> Task (:[\w:.-]+) FAILED")
+_COORDINATE_MISSING = re.compile(r"^Could not find ([\w.-]+:[\w.-]+(?::[\w.+-]+)*)\.?$")
+_COORDINATE_UNRESOLVED = re.compile(r"^Could not resolve ([\w.-]+:[\w.-]+(?::[\w.+-]+)*)\.?$")
+_KTS_LINE = re.compile(r"^\s*Line (\d+):")
+_KTS_CARET = re.compile(r"^\s*\^ (.+)$")
+_GROOVY_POSITION = re.compile(r"'([^']+)': (\d+): .*?@ line (\d+), column (\d+)")
+_TEST_FAILED = re.compile(r"^([\w$.]+) > (.+) FAILED$")
+# A stack frame (`at app//org.x.AppTest.adds(AppTest.java:31)`) or Gradle 4's
+# short form below a failed test (`java.lang.AssertionError at AppTest.java:5`).
+_TEST_FRAME = re.compile(r"^\s*at (?:\S+//)?([\w$.]+)\.[\w$<>]+\(([\w$]+\.(?:java|kt|groovy|scala)):(\d+)\)")
+_TEST_SHORT = re.compile(r"\bat ([\w$]+\.(?:java|kt|groovy|scala)):(\d+)$")
+# Continuation lines that only list where Gradle looked; they drown the message.
+_SKIP_DETAIL = re.compile(
+    r"^\s*(?:- )?(?:https?:|file:/|Searched in|If the artifact|- Gradle |project :|\.\.\.)"
+)
+# Causes that only point elsewhere (at the compiler output or a test report).
+_GENERIC = re.compile(
+    r"Compilation failed; see the compiler (?:error )?output|Compilation error\. See log"
+    r"|There were failing tests|Script compilation errors?:?\s*$|Build failed with an exception",
+    re.IGNORECASE,
+)
+
+_MAX_MESSAGE = 600
+# Line starts the parser looks at, besides lines containing "FAILED" (the
+# numbered ones head the failures of a multi-failure report).
+_INTERESTING = ("* ", "FAILURE: ", "1: ", "2: ", "3: ", "4: ", "5: ", "6: ", "7: ", "8: ", "9: ")
+
+
+@dataclass
+class _Block:
+    """One "What went wrong" block: headline, causes, and where it happened."""
+
+    start: int
+    headline: list[str] = field(default_factory=list)
+    causes: list[str] = field(default_factory=list)
+    # (index of the cause, "project :app") for dependency causes with a "Required by:" list.
+    required_by: list[tuple[int, str]] = field(default_factory=list)
+    extra: list[str] = field(default_factory=list)
+    file: str | None = None
+    line: int | None = None
+
+
+def _read_block(lines: list[str], start: int) -> tuple[_Block, int]:
+    """Read the block whose first content line is `start`; return it and the index after it."""
+    block = _Block(start=start)
+    i = start
+    expect_required = False
+    while i < len(lines):
+        raw = lines[i]
+        if _BLOCK_END.match(raw):
+            break
+        text = raw.strip()
+        i += 1
+        if not text:
+            expect_required = False
+            continue
+        if text.startswith(">"):
+            block.causes.append(text.lstrip("> ").strip())
+            expect_required = False
+        elif text.startswith("Required by:"):
+            expect_required = True
+        elif expect_required and text.startswith("project "):
+            block.required_by.append((len(block.causes) - 1, text))
+        elif _SKIP_DETAIL.match(text):
+            continue
+        elif not block.causes and not block.extra and len(block.headline) < 3:
+            block.headline.append(text)
+        elif block.causes and len(block.causes[-1]) < _MAX_MESSAGE:
+            block.causes[-1] += " " + text  # a cause that wraps over several lines
+        else:
+            block.extra.append(raw)
+    return block, i
+
+
+def _error(
+    message: str,
+    index: int,
+    specificity: int,
+    file: str | None = None,
+    line: int | None = None,
+    column: int | None = None,
+) -> BuildError:
+    message = message if len(message) <= _MAX_MESSAGE else message[: _MAX_MESSAGE - 3] + "..."
+    return BuildError(
+        message=message,
+        category=classify(message, "gradle"),
+        tool="gradle",
+        file=file,
+        line=line,
+        column=column,
+        log_line=index,
+        specificity=specificity,
+    )
+
+
+def _block_errors(block: _Block) -> list[BuildError]:
+    """Turn one "What went wrong" block into errors."""
+    headline = " ".join(block.headline)
+    errors = []
+    # Dependency failures: one error per artifact, the most actionable unit.
+    for n, cause in enumerate(block.causes):
+        missing = _COORDINATE_MISSING.match(cause)
+        if missing:
+            users = ", ".join(text for k, text in block.required_by if k == n)
+            context = headline + (f" Required by: {users}" if users else "")
+            coordinate = missing.group(1).rstrip(".")
+            errors.append(_error(f"Could not find {coordinate}. ({context})", block.start, 8))
+    if not errors:
+        for n, cause in enumerate(block.causes):
+            unresolved = _COORDINATE_UNRESOLVED.match(cause)
+            if unresolved:
+                reason = " > ".join(block.causes[n + 1 : n + 3]) or headline
+                coordinate = unresolved.group(1).rstrip(".")
+                errors.append(_error(f"Could not resolve {coordinate}: {reason}", block.start, 7))
+    if errors:
+        return errors
+    # Kotlin build scripts: `Line 12: <code>` followed by `^ Unresolved reference: x`.
+    everything = block.headline + block.causes + [x.rstrip() for x in block.extra]
+    kts_line = None
+    for text in everything:
+        located = _KTS_LINE.match(text)
+        if located:
+            kts_line = int(located.group(1))
+        caret = _KTS_CARET.match(text)
+        if caret and kts_line is not None:
+            message = f"{headline.rstrip(':')}: line {kts_line}: {caret.group(1)}"
+            errors.append(_error(message, block.start, 9, block.file, kts_line))
+            kts_line = None
+    if errors:
+        return errors
+    message = " > ".join([headline, *block.causes]) if headline else " > ".join(block.causes)
+    if not message:
+        return []
+    file, line, column = block.file, block.line, None
+    groovy = _GROOVY_POSITION.search(message)
+    if groovy:
+        file, line, column = groovy.group(1), int(groovy.group(3)), int(groovy.group(4))
+    error = _error(message, block.start, 4, file, line, column)
+    if _GENERIC.search(block.causes[-1] if block.causes else headline):
+        error.specificity = 2 if error.category == "test_failure" else 1
+    elif file and line is not None:
+        error.specificity = 9
+    elif error.category != "other":
+        error.specificity = 6
+    return [error]
+
+
+def _test_error(lines: list[str], index: int, name: str, test: str) -> BuildError:
+    """A failed test from the console summary, located by the `at File.java:N` line below it."""
+    detail = lines[index + 1].strip() if index + 1 < len(lines) else ""
+    if not detail.startswith(("java", "org", "kotlin", "junit", "at ", "Caused", "com")):
+        detail = ""
+    message = f"Test {name} > {test} FAILED" + (f": {detail}" if detail else "")
+    file = line = None
+    simple_name = name.rsplit(".", 1)[-1]
+    for probe in lines[index + 1 : index + 30]:
+        if probe and not probe[:1].isspace():
+            break  # the indented detail of this test has ended
+        frame = _TEST_FRAME.match(probe)
+        if frame and frame.group(1).rsplit(".", 1)[-1] == simple_name:
+            file = _source_path(frame.group(1), frame.group(2))
+            line = int(frame.group(3))
+            break
+        short = _TEST_SHORT.search(probe)
+        if short and file is None:
+            file, line = _source_path(name, short.group(1)), int(short.group(2))
+    error = _error(message, index, 6, file, line)
+    error.category = "test_failure"  # whatever the assertion says, a test failed
+    return error
+
+
+def _source_path(class_name: str, file_name: str) -> str:
+    """`org/x/AppTest.java` from the class `org.x.AppTest` and the frame's file name."""
+    package = class_name.rsplit(".", 1)[0].replace(".", "/") if "." in class_name else ""
+    return f"{package}/{file_name}" if package else file_name
+
+
+def parse(lines: list[str]) -> list[BuildError]:
+    """Find Gradle failure reports in cleaned log lines.
+
+    Args:
+        lines: the cleaned log.
+
+    Returns:
+        BuildErrors with tool "gradle", in log order.
+    """
+    errors: list[BuildError] = []
+    failed_tasks: list[tuple[int, str]] = []
+    build_failed: int | None = None
+    where: tuple[str, int | None] | None = None
+    block_end = 0
+    # Only a few lines can matter; pick them with substring tests (a 10 MB log
+    # has ~150k lines) and skip those already read as part of a block.
+    candidates = [n for n, text in enumerate(lines) if text.startswith(_INTERESTING) or "FAILED" in text]
+    for i in candidates:
+        if i < block_end:
+            continue
+        line = lines[i]
+        if line.startswith("* "):
+            if line.startswith("* Where:"):
+                where = None
+                for probe in lines[i + 1 : i + 4]:
+                    located = _WHERE.match(probe.strip())
+                    if located:
+                        where = (located.group(1), int(located.group(2)) if located.group(2) else None)
+                        break
+            elif line.startswith("* What went wrong:"):
+                block, block_end = _read_block(lines, i + 1)
+                if where:
+                    block.file, block.line = where
+                where = None
+                errors.extend(_block_errors(block))
+        elif line.startswith("FAILURE: ") or (line[:1].isdigit() and "Task failed" in line):
+            where = None
+        elif line.startswith("BUILD FAILED"):
+            build_failed = i if build_failed is None else build_failed
+        elif "FAILED" in line:
+            task = _TASK_FAILED.match(line.strip())
+            if task:
+                failed_tasks.append((i, task.group(1) or task.group(2)))
+            elif " > " in line:
+                test = _TEST_FAILED.match(line)
+                if test:
+                    errors.append(_test_error(lines, i, test.group(1), test.group(2)))
+    if errors:
+        return errors
+    # No report block: fall back to the failed tasks, then to the verdict itself.
+    for index, task_name in failed_tasks:
+        errors.append(_error(f"Task {task_name} FAILED", index, 1))
+    if not errors and build_failed is not None:
+        errors.append(_error(lines[build_failed].strip(), build_failed, 0))
+    return errors
+
+
+PARSER = Parser(
+    name="gradle",
+    triggers=("* What went wrong", "FAILED", "FAILURE: "),
+    parse=parse,
+)

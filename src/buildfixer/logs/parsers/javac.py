@@ -1,0 +1,161 @@
+"""Errors of the Java compiler, as javac, Gradle and Maven print them.
+
+Three shapes:
+
+* javac itself (and Gradle, which passes its output through)::
+
+      /src/demo/App.java:12: error: cannot find symbol
+              foo(bar);
+                  ^
+        symbol:   variable bar
+        location: class App
+
+  Gradle 4 prints the task name and the first diagnostic on one line
+  (`:compileJava/src/demo/App.java:12: error: ...`), so the header is searched,
+  not matched at the line start.
+* Maven's compiler plugin: `[ERROR] /src/demo/App.java:[12,5] cannot find symbol`,
+  with the detail lines either bare or prefixed by `[ERROR]`. Maven prints the
+  list twice (in "COMPILATION ERROR" and again after "Failed to execute goal");
+  both copies are reported and `rank` merges them.
+* Errors without a file (`error: release version 21 not supported`), which say the
+  compiler was configured wrongly rather than the code being wrong.
+
+Warnings and notes are ignored. This module owns compiler diagnostics; maven.py
+reports Maven's own messages and leaves these lines alone.
+"""
+
+from __future__ import annotations
+
+import re
+
+from buildfixer.logs.parsers import Parser
+from buildfixer.logs.taxonomy import classify
+from buildfixer.records import BuildError
+
+# `path.java:12: error: message`; the path may be Windows-style (`C:\x\A.java`).
+_JAVAC_HEADER = re.compile(r"((?:[A-Za-z]:)?[^\s:]*\.java):(\d+): error: (.*)$")
+# `[ERROR] path.java:[12,5] message` (Maven); the column is optional in old plugins.
+_MAVEN_HEADER = re.compile(r"^\[ERROR\] ((?:[A-Za-z]:)?\S*?\.java):\[(\d+)(?:,(\d+))?\] (.*)$")
+# Gradle 4 glues the task path to the first diagnostic: `:app:compileJava/abs/A.java:3: error:`.
+_TASK_PREFIX = re.compile(r"^(?::[\w.-]+)+(?=/|[A-Za-z]:\\)")
+# Compiler errors about the compiler's own setup, which carry no file.
+_GLOBAL_ERROR = re.compile(
+    r"^(?:\[ERROR\] )?(?:Fatal error compiling: )?(?:error|javac): "
+    r"((?:invalid (?:source|target) release|release version|invalid flag|Source option|Target option"
+    r"|option --release|file not found|warnings found and -Werror|cannot access|"
+    r"package [\w.]+ does not exist|Could not find class file).*)$"
+)
+_CARET = re.compile(r"^\s*\^\s*$")
+# Detail lines javac adds below the caret; those worth carrying in the message.
+_DETAIL = re.compile(r"^(?:\[ERROR\])?\s+((?:symbol|location|required|found|reason)\s*:.*)$")
+
+_MAX_DETAILS = 3
+_SPECIFICITY_LOCATED = 10
+_SPECIFICITY_GLOBAL = 8
+
+
+def _details(lines: list[str], start: int) -> tuple[list[str], int | None]:
+    """Read the caret and the detail lines that follow an error header.
+
+    Args:
+        lines: the cleaned log.
+        start: index of the line after the header.
+
+    Returns:
+        The detail strings (`symbol: variable x`, ...) and the 1-based column of
+        the caret, if a caret line was found.
+    """
+    column = None
+    details: list[str] = []
+    end = min(len(lines), start + 3)
+    i = start
+    # The source line comes first and the caret below it; look a few lines ahead
+    # only, since a missing caret (trimmed logs) must not swallow later errors.
+    for j in range(start, end):
+        if _CARET.match(lines[j]):
+            source = lines[j - 1] if j > start else ""
+            caret_at = lines[j].index("^")
+            # Tabs in the source line are echoed as-is; count columns on the source line.
+            column = caret_at + 1 if caret_at <= len(source) else None
+            i = j + 1
+            break
+    while i < len(lines) and len(details) < _MAX_DETAILS + 2:
+        match = _DETAIL.match(lines[i])
+        if not match:
+            break
+        details.append(" ".join(match.group(1).split()))
+        i += 1
+    return details[:_MAX_DETAILS], column
+
+
+def _with_details(message: str, details: list[str]) -> str:
+    return f"{message.strip()} ({'; '.join(details)})" if details else message.strip()
+
+
+def parse(lines: list[str]) -> list[BuildError]:
+    """Find javac errors in cleaned log lines.
+
+    Args:
+        lines: the cleaned log.
+
+    Returns:
+        One BuildError per compiler error occurrence, tool "javac".
+    """
+    errors: list[BuildError] = []
+    for index, line in enumerate(lines):
+        # Cheap substring guards first: a 10 MB log has ~150k lines to skip.
+        if ".java:" in line:
+            if "error:" in line:
+                text = _TASK_PREFIX.sub("", line) if line.startswith(":") else line
+                match = _JAVAC_HEADER.search(text)
+                if match:
+                    details, column = _details(lines, index + 1)
+                    message = _with_details(match.group(3), details)
+                    errors.append(
+                        BuildError(
+                            message=message,
+                            category=classify(message, "javac"),
+                            tool="javac",
+                            file=match.group(1),
+                            line=int(match.group(2)),
+                            column=column,
+                            log_line=index,
+                            specificity=_SPECIFICITY_LOCATED,
+                        )
+                    )
+                    continue
+            if line.startswith("[ERROR] "):
+                match = _MAVEN_HEADER.match(line)
+                if match:
+                    details, _ = _details(lines, index + 1)
+                    message = _with_details(match.group(4), details)
+                    errors.append(
+                        BuildError(
+                            message=message,
+                            category=classify(message, "javac"),
+                            tool="javac",
+                            file=match.group(1),
+                            line=int(match.group(2)),
+                            column=int(match.group(3)) if match.group(3) else None,
+                            log_line=index,
+                            specificity=_SPECIFICITY_LOCATED,
+                        )
+                    )
+                    continue
+        if "error: " in line or "javac: " in line:
+            match = _GLOBAL_ERROR.match(line.strip())
+            if match:
+                message = match.group(1).removesuffix(" -> [Help 1]").strip()
+                errors.append(
+                    BuildError(
+                        message=message,
+                        category=classify(message, "javac"),
+                        tool="javac",
+                        log_line=index,
+                        specificity=_SPECIFICITY_GLOBAL,
+                    )
+                )
+    return errors
+
+
+PARSER = Parser(name="javac", triggers=(".java:", "error: ", "javac: "), parse=parse)

@@ -1,0 +1,365 @@
+"""Python build and test errors: pip, build backends (setuptools), tracebacks, compileall, pytest.
+
+A Python failure usually prints its real cause once (a traceback's last line, pip's resolver
+verdict, a failed test) and then summaries around it ("subprocess-exited-with-error",
+"N failed"). The specific causes get high specificity, the summaries low.
+"""
+
+from __future__ import annotations
+
+import re
+
+from buildfixer.logs.parsers import Parser
+from buildfixer.records import BuildError
+
+# --- pip -----------------------------------------------------------------------------------
+_PIP_NO_VERSION = re.compile(
+    r"ERROR: Could not find a version that satisfies the requirement (?P<req>\S+)"
+    r"(?: \(from versions: (?P<versions>[^)]*)\))?"
+)
+_PIP_NO_DIST = re.compile(r"ERROR: No matching distribution found for (?P<req>\S+)")
+_PIP_CONFLICT = re.compile(
+    r"ERROR: Cannot install .* because these package versions have conflicting dependencies"
+)
+_PIP_SIMPLE: tuple[tuple[re.Pattern[str], str, int], ...] = (
+    (re.compile(r"ERROR: ResolutionImpossible"), "library_unavailable", 4),
+    (re.compile(r"ERROR: Could not open requirements file: .*"), "resource_missing", 8),
+    (
+        re.compile(r"ERROR: (?:Directory|File) .* (?:is not installable|does not exist).*"),
+        "resource_missing",
+        8,
+    ),
+    (re.compile(r"ERROR: Invalid requirement: .*"), "configuration", 8),
+    (re.compile(r"ERROR: Package '.*' requires a different Python: .*"), "configuration", 8),
+    (re.compile(r"ERROR: Could not build wheels for .*"), "other", 2),
+    (re.compile(r"ERROR: Failed building wheel for .*"), "other", 2),
+    (
+        re.compile(
+            r"ERROR: (?:Could not install packages due to an OSError|HTTP error|Could not fetch URL).*"
+        ),
+        "library_unavailable",
+        5,
+    ),
+)
+# pip's summaries around a failed build backend; the real error is in the block they close.
+_PIP_SUMMARY = re.compile(r"^\s*(?:error: (?:subprocess-exited-with-error|metadata-generation-failed)|× .+)")
+# setuptools' own `error: ...` lines (not pip's, which use the same prefix but a dashed code).
+_SETUPTOOLS_ERROR = re.compile(r"^\s*error: (?P<msg>(?!subprocess-exited|metadata-generation)[^-\s].*)")
+
+# --- tracebacks and compile errors --------------------------------------------------------
+_TRACEBACK = re.compile(r"^(?P<indent>\s*)Traceback \(most recent call last\):")
+_FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+)(?P<in>, in .*)?')
+# `ValueError: x`, `json.decoder.JSONDecodeError: x`, `KeyboardInterrupt`; the name must look
+# like an exception class so that ordinary log lines ("Note: ...") do not end a traceback.
+_EXCEPTION = re.compile(
+    r"^\s*(?:E\s+)?(?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Warning|NotFound\w*)|"
+    r"StopIteration|AssertionError)(?::\s*(?P<msg>.*))?$"
+)
+_COMPILEALL = re.compile(r"^\*\*\* Error compiling '(?P<file>.+)'\.\.\.")
+# Frames that are not the project's own code.
+_FOREIGN_FRAME = re.compile(
+    r"site-packages|dist-packages|[/\\]lib[/\\]python\d|[/\\]Lib[/\\]|^<|_in_process|pip[/\\]_vendor|"
+    r"pip-build-env|importlib|runpy|_pytest[/\\]|pluggy[/\\]"
+)
+_SYNTAX_TYPES = ("SyntaxError", "IndentationError", "TabError")
+_MAX_FRAMES_SCAN = 400  # a traceback longer than this is recursion; we stop looking for its end
+_BARE_FRAME_SCAN = 6
+
+# --- pytest ------------------------------------------------------------------------------
+_PYTEST_SECTION = re.compile(r"^=+ (?P<name>FAILURES|ERRORS|short test summary info|warnings summary) =+$")
+_PYTEST_HEADER = re.compile(r"^_{2,} (?P<title>.+?) _{2,}$")
+_PYTEST_LOCATION = re.compile(r"^(?P<file>[^\s:][^:]*?(?::[\\/][^:]*?)?\.py):(?P<line>\d+): (?P<what>.+)$")
+_PYTEST_E_LINE = re.compile(r"^E\s{1,8}(?P<text>.*)$")
+_PYTEST_SUMMARY_ITEM = re.compile(
+    r"^(?P<kind>FAILED|ERROR) (?P<nodeid>\S+(?:\[[^\]]*\])?)(?: - (?P<msg>.*))?$"
+)
+_PYTEST_TOTALS = re.compile(r"^=+ (?P<totals>.*\b\d+ (?:failed|errors?)\b.*) in [\d.]+s.*=+$")
+_PYTEST_CONFTEST = re.compile(r"^ImportError while loading conftest '(?P<file>.+)'\.")
+_PYTEST_USAGE = re.compile(r"^(?:ERROR: )?(?:pytest|py\.test): error: (?P<msg>.+)")
+
+
+def _exception_category(exc_type: str, message: str) -> str:
+    """Map an exception type to the taxonomy."""
+    name = exc_type.rsplit(".", 1)[-1]
+    if name in _SYNTAX_TYPES:
+        return "syntax"
+    if name in ("ModuleNotFoundError", "ImportError") or "DistributionNotFound" in name:
+        return "library_unavailable"
+    if name == "FileNotFoundError" or "No such file or directory" in message:
+        return "resource_missing"
+    return "other"
+
+
+def _project_frame(frames: list[tuple[str, int]]) -> tuple[str | None, int | None]:
+    """The innermost frame in the project's own code, or the innermost frame at all."""
+    for index in range(len(frames) - 1, -1, -1):
+        file, line = frames[index]
+        if file == "<string>" and index > 0 and "build_meta" in frames[index - 1][0]:
+            # setuptools' build backend execs setup.py as "<string>".
+            return "setup.py", line
+        if not _FOREIGN_FRAME.search(file):
+            return file, line
+    return (frames[-1][0], frames[-1][1]) if frames and not frames[-1][0].startswith("<") else (None, None)
+
+
+def _traceback(lines: list[str], start: int, tool: str) -> tuple[BuildError | None, int]:
+    """Read a traceback (or a bare compile error) from `start`; return it and the next index."""
+    frames: list[tuple[str, int]] = []
+    syntax_frame: tuple[str, int] | None = None
+    has_header = bool(_TRACEBACK.match(lines[start]))
+    # A bare `File "x", line N` is a compile error only when its SyntaxError follows right away.
+    end = min(len(lines), start + (_MAX_FRAMES_SCAN if has_header else _BARE_FRAME_SCAN))
+    index = start + 1 if has_header else start
+    while index < end:
+        text = lines[index]
+        if frame := _FRAME.match(text):
+            frames.append((frame["file"], int(frame["line"])))
+            # A frame without ", in func" is where a SyntaxError points.
+            syntax_frame = (frame["file"], int(frame["line"])) if not frame["in"] else None
+        elif exc := _EXCEPTION.match(text):
+            exc_type, message = exc["type"], (exc["msg"] or "").strip()
+            file: str | None
+            line: int | None
+            if exc_type.rsplit(".", 1)[-1] in _SYNTAX_TYPES and syntax_frame:
+                file, line = syntax_frame
+            else:
+                file, line = _project_frame(frames)
+            category = _exception_category(exc_type, message)
+            error = BuildError(
+                message=f"{exc_type}: {message}" if message else exc_type,
+                category=category,
+                tool=tool,
+                file=file,
+                line=line,
+                log_line=start,
+                specificity=10 if file and category != "other" else 8 if file else 6,
+            )
+            return error, index + 1
+        elif not text.strip() and not frames:
+            break
+        index += 1
+    return None, index
+
+
+def _pip_versions(versions: str | None) -> str:
+    """Shorten pip's "from versions" list to its ends; the newest are what matter for a fix."""
+    if not versions:
+        return ""
+    items = [v.strip() for v in versions.split(",")]
+    if len(items) > 8:
+        items = [*items[:2], "...", *items[-5:]]
+    return f" (from versions: {', '.join(items)})"
+
+
+def _pip_line(lines: list[str], index: int, reported: set[str]) -> BuildError | None:
+    """One pip error line, or None."""
+    text = lines[index].strip()
+    if found := _PIP_NO_VERSION.match(text):
+        reported.add(found["req"])
+        message = (
+            f"Could not find a version that satisfies the requirement {found['req']}"
+            f"{_pip_versions(found['versions'])}"
+        )
+        return BuildError(message, "library_unavailable", "pip", log_line=index, specificity=8)
+    if (found := _PIP_NO_DIST.match(text)) and found["req"] not in reported:
+        return BuildError(
+            text.removeprefix("ERROR: "), "library_unavailable", "pip", log_line=index, specificity=8
+        )
+    if _PIP_CONFLICT.match(text):
+        # "The conflict is caused by:" and its indented lines explain which pins clash.
+        cause = [t.strip() for t in lines[index + 1 : index + 12] if t.startswith((" ", "\t")) and t.strip()][
+            :4
+        ]
+        message = " ".join([text.removeprefix("ERROR: "), *cause])
+        return BuildError(message, "library_unavailable", "pip", log_line=index, specificity=8)
+    for pattern, category, specificity in _PIP_SIMPLE:
+        if pattern.match(text):
+            return BuildError(
+                text.removeprefix("ERROR: "), category, "pip", log_line=index, specificity=specificity
+            )
+    return None
+
+
+def _pytest_blocks(lines: list[str]) -> dict[str, BuildError]:
+    """Failure/error detail blocks of pytest, keyed by their title (test name or "collecting x")."""
+    blocks: dict[str, BuildError] = {}
+    section = ""
+    title: str | None = None
+    for index, text in enumerate(lines):
+        if found := _PYTEST_SECTION.match(text):
+            section, title = found["name"], None
+            continue
+        if section not in ("FAILURES", "ERRORS"):
+            continue
+        if header := _PYTEST_HEADER.match(text):
+            title = header["title"]
+            blocks[title] = BuildError("", "test_failure", "pytest", log_line=index, specificity=9)
+            continue
+        if title is None:
+            continue
+        error = blocks[title]
+        if e_line := _PYTEST_E_LINE.match(text):
+            body = e_line["text"].strip()
+            if frame := _FRAME.match(body):
+                # A SyntaxError during collection shows `E     File "x.py", line N`.
+                error.file, error.line = frame["file"], int(frame["line"])
+            elif (exc := _EXCEPTION.match(body)) and exc["type"]:
+                error.category = _pytest_category(exc["type"], exc["msg"] or "")
+                error.message = body
+            elif not error.message and body:
+                error.message = body
+        elif (location := _PYTEST_LOCATION.match(text)) and not _FOREIGN_FRAME.search(location["file"]):
+            # The innermost project frame wins; pytest prints frames outermost first.
+            error.file, error.line = location["file"], int(location["line"])
+    return blocks
+
+
+def _pytest_category(exc_type: str, message: str) -> str:
+    """A failing test is test_failure unless the test could not even be imported."""
+    category = _exception_category(exc_type, message)
+    return category if category != "other" else "test_failure"
+
+
+def _pytest(lines: list[str]) -> list[BuildError]:
+    """Pytest's failures: the summary items enriched with their detail blocks."""
+    blocks = _pytest_blocks(lines)
+    errors: list[BuildError] = []
+    used: set[str] = set()
+    for index, text in enumerate(lines):
+        item = _PYTEST_SUMMARY_ITEM.match(text)
+        if not item or "::" not in item["nodeid"] and not item["nodeid"].endswith(".py"):
+            continue
+        nodeid = item["nodeid"]
+        test_file, _, test_name = nodeid.partition("::")
+        title = test_name.replace("::", ".") if test_name else f"collecting {test_file}"
+        block = blocks.get(title) or blocks.get(f"ERROR collecting {test_file}")
+        used.add(title)
+        message = item["msg"] or (block.message if block else "")
+        errors.append(
+            BuildError(
+                message=f"{nodeid} - {message}" if message else nodeid,
+                category=block.category if block else "test_failure",
+                tool="pytest",
+                file=block.file if block and block.file else test_file,
+                line=block.line if block else None,
+                log_line=block.log_line if block else index,
+                # A test that cannot even be imported says more than an assertion does.
+                specificity=10 if block and block.category != "test_failure" else 9,
+            )
+        )
+    if not errors:
+        # No summary (e.g. `-p no:terminal` variants or truncated logs): report the blocks.
+        errors = [b for t, b in blocks.items() if b.message and t not in used]
+    return errors
+
+
+def parse(lines: list[str]) -> list[BuildError]:
+    """Find pip, build backend, traceback, compileall and pytest errors in a cleaned log.
+
+    Args:
+        lines: The cleaned log, one entry per line.
+
+    Returns:
+        The errors in log order.
+    """
+    errors: list[BuildError] = []
+    reported: set[str] = set()
+    in_backend = False  # inside pip's "× ... did not run successfully" output block
+    in_pytest_report = False  # pytest's FAILURES/ERRORS sections are read by _pytest()
+    index = 0
+    while index < len(lines):
+        text = lines[index]
+        stripped = text.strip()
+        if "subprocess-exited-with-error" in text or "did not run successfully" in text:
+            in_backend = True
+        elif "[end of output]" in text or "See above for output" in text:
+            in_backend = False
+        if text.startswith("=") and (section := _PYTEST_SECTION.match(text)):
+            in_pytest_report = section["name"] in ("FAILURES", "ERRORS")
+        if in_pytest_report:
+            # Tracebacks a failing test printed belong to that test, not to the build.
+            index += 1
+            continue
+        frame = _FRAME.match(text)
+        if _TRACEBACK.match(text) or (frame and not frame["in"]):
+            error, after = _traceback(lines, index, "setuptools" if in_backend else "python")
+            if error:
+                errors.append(error)
+                index = after
+                continue
+        elif compiled := _COMPILEALL.match(stripped):
+            error, after = _traceback(lines, index + 1, "python")
+            if error:
+                error.file = error.file or compiled["file"]
+                error.log_line = index
+                errors.append(error)
+                index = after
+                continue
+        elif stripped.startswith("ERROR: ") and (pip_error := _pip_line(lines, index, reported)):
+            errors.append(pip_error)
+        elif _PIP_SUMMARY.match(text):
+            errors.append(BuildError(stripped.lstrip("× "), "other", "pip", log_line=index, specificity=1))
+        elif in_backend and (setup_error := _SETUPTOOLS_ERROR.match(text)):
+            errors.append(_setuptools_error(setup_error["msg"], index))
+        elif (conftest := _PYTEST_CONFTEST.match(stripped)) or (usage := _PYTEST_USAGE.match(stripped)):
+            errors.append(_pytest_special(lines, index, conftest, usage if not conftest else None))
+        index += 1
+    errors.extend(_pytest(lines))
+    if not any(e.tool == "pytest" for e in errors):
+        errors.extend(
+            BuildError(found["totals"], "test_failure", "pytest", log_line=i, specificity=1)
+            for i, t in enumerate(lines)
+            if "failed" in t or "error" in t
+            if (found := _PYTEST_TOTALS.match(t))
+        )
+    errors.sort(key=lambda e: e.log_line or 0)
+    return _unique(errors)
+
+
+def _unique(errors: list[BuildError]) -> list[BuildError]:
+    """Drop repeats (pip prints its subprocess summary twice), keeping the first."""
+    seen: set[tuple[str, str | None, int | None, str]] = set()
+    kept = []
+    for error in errors:
+        key = (error.tool, error.file, error.line, error.message)
+        if key not in seen:
+            seen.add(key)
+            kept.append(error)
+    return kept
+
+
+def _setuptools_error(message: str, index: int) -> BuildError:
+    """Setuptools' `error: ...` lines (missing package dirs, flat-layout discovery, ...)."""
+    if "does not exist" in message or "No such file" in message or "can't copy" in message:
+        category = "resource_missing"
+    elif "invalid command 'bdist_wheel'" in message:
+        category = "library_unavailable"
+    else:
+        category = "configuration"
+    return BuildError(message.strip(), category, "setuptools", log_line=index, specificity=8)
+
+
+def _pytest_special(
+    lines: list[str], index: int, conftest: re.Match[str] | None, usage: re.Match[str] | None
+) -> BuildError:
+    """A conftest that cannot be imported, or pytest refusing its command line."""
+    if usage:
+        # Usually an option of a plugin that is not installed (`--cov` without pytest-cov).
+        return BuildError(usage["msg"], "configuration", "pytest", log_line=index, specificity=6)
+    assert conftest is not None
+    file, line, message, category = conftest["file"], None, lines[index].strip(), "library_unavailable"
+    for text in lines[index + 1 : index + 40]:
+        if (location := _PYTEST_LOCATION.match(text)) and not _FOREIGN_FRAME.search(location["file"]):
+            file, line = location["file"], int(location["line"])
+        elif (e_line := _PYTEST_E_LINE.match(text)) and (exc := _EXCEPTION.match(e_line["text"])):
+            message = e_line["text"].strip()
+            category = _exception_category(exc["type"], exc["msg"] or "")
+            break
+    return BuildError(message, category, "pytest", file, line, log_line=index, specificity=9)
+
+
+PARSER = Parser(
+    name="python",
+    triggers=("Traceback", "Error", "ERROR", "error:", "FAILED", "failed", 'File "'),
+    parse=parse,
+)

@@ -1,0 +1,251 @@
+"""Map an error message to the failure taxonomy of DESIGN.md.
+
+The categories (syntax, resource_missing, configuration, library_unavailable,
+ndk, test_failure, other) say what kind of repair a failure needs, so the
+classifier asks "what must change to fix this?" rather than "which tool spoke?".
+
+Rules are ordered phrase lists, first match wins. The order matters because the
+messages parsers build often carry a wrapper and its cause together
+("A problem occurred evaluating project ':app'. > Could not find com.x:y:1.0"):
+the specific causes (JDK levels, missing artifacts, missing files, compiler
+diagnostics) are tried before the generic wrappers ("A problem occurred
+evaluating", "Compilation failed").
+"""
+
+from __future__ import annotations
+
+import re
+
+from buildfixer.records import CATEGORIES
+
+
+def _rx(*phrases: str) -> re.Pattern[str]:
+    """One case-insensitive alternation of regex phrases."""
+    return re.compile("|".join(f"(?:{p})" for p in phrases), re.IGNORECASE)
+
+
+_NDK = _rx(
+    r"\bndk\b",
+    r"ndk-build",
+    r"\bcmake\b",
+    r"externalNativeBuild",
+    r"ninja: build stopped",
+    r"\[CXX\d{4}\]",
+    r"\bclang(?:\+\+)?: error",
+    r"\.(?:c|cc|cpp|cxx|h|hpp):\d+:\d+: (?:fatal )?error",
+    r"undefined reference to `",
+    r"No toolchains found in the NDK",
+    r"ANDROID_NDK",
+    r"\bJNI\b.*not found",
+)
+
+_TEST = _rx(
+    r"There were failing tests",
+    r"There are test failures",
+    r"Tests run: \d+, Failures: [1-9]",
+    r"Tests run: \d+, Failures: \d+, Errors: [1-9]",
+    r"\b\d+ tests? completed, \d+ failed",
+    r"Failed tests:",
+    r"Tests in error:",
+    r"AssertionFailedError|ComparisonFailure|\bAssertionError\b",
+    r"expected:\s*<.*> but was:\s*<",
+    r"\bFAILED\b.*::",
+    r"::\S+ FAILED\b",
+    r"\b\d+ failed(?:,| in )",
+    r"Test Suites?: .*\bfailed\b",
+    r"\btest(?:s)? failed\b",
+    r"> \w+ FAILED$",
+)
+
+# Wrong settings in build files or the environment that are recognisable on their
+# own, even when the message also names an artifact (e.g. "No matching variant of
+# com.android.tools.build:gradle:8.1.0 ... compatible with Java 11").
+_CONFIG_SPECIFIC = _rx(
+    r"invalid (?:source|target) release",
+    r"release version \d+ not supported",
+    r"(?:Source|Target) option \S+ is no longer supported",
+    r"Unsupported class file major version",
+    r"class file (?:has wrong )?version \d+",
+    r"compiled by a more recent version of the Java",
+    r"UnsupportedClassVersionError",
+    r"requires (?:Java|JDK|JVM) (?:version )?\d+",
+    r"compatible with Java \d+",
+    r"(?:Java|JDK) \d+ (?:or (?:higher|later|newer) )?is required",
+    r"Minimum supported (?:Gradle|Android Gradle plugin|Kotlin) version",
+    r"requires (?:Gradle|Android Gradle plugin|AGP|Kotlin|Maven|node|npm) (?:version )?\d",
+    r"Unsupported (?:Java|JDK|Gradle|engine)",
+    r"\bincompatible (?:with )?(?:Java|JDK|Gradle)\b",
+    r"SDK location not found",
+    r"\bANDROID_(?:HOME|SDK_ROOT)\b",
+    r"\bsdk\.dir\b",
+    r"JAVA_HOME",
+    r"Could not find tools\.jar",
+    r"Could not initialize class org\.codehaus\.groovy",
+    r"Could not open (?:init )?(?:generic )?(?:class )?cache",
+    r"Could not open cp_(?:init|proj|settings|dsl)",
+    r"BUG! exception in phase",
+    r"No (?:matching )?(?:Java )?toolchains? (?:found|matching)",
+    r"Cannot find a Java installation",
+    r"Could not (?:get|set) unknown property",
+    r"Could not find method \S+\(\) for arguments",
+    r"No signature of method",
+    r"Script compilation errors?",
+    r"Could not compile (?:build|settings|initialization) (?:file|script)",
+    r"\bstartup failed\b",
+    r"Non-parseable (?:POM|settings)",
+    r"Malformed POM",
+    r"'[\w.]+' for \S+ is missing",
+    r"no POM in this directory",
+    r"Unknown lifecycle phase",
+    r"is not part of the build defined by settings file",
+    r"does not contain a Gradle build",
+    r"Task '\S+' not found in (?:root )?project",
+    r"specified for property '.*' does not exist",
+    r"(?:Directory|Path|location) '?[^']*'? (?:specified .*)?does not exist",
+    r"is set to an invalid directory",
+    r"does not point to a valid",
+    r"RequireJavaVersion|RequireMavenVersion|Enforcer rules? .*failed",
+    r"Manifest merger failed",
+    r"Namespace not specified",
+    r"compileSdk(?:Version)? is not specified",
+    r"Missing script: ",
+    r"Android Gradle plugin requires",
+)
+
+_LIBRARY = _rx(
+    r"Could not find (?!method\b)[\w.-]+:[\w.-]+",
+    r"Could not resolve (?:all |dependencies|[\w.-]+:[\w.-]+|plugin artifact)",
+    r"Could not find artifact",
+    r"could not be resolved",
+    r"Failed to collect dependencies",
+    r"Failed to read artifact descriptor",
+    r"Non-resolvable (?:parent|import) POM",
+    r"Plugin \[id: .*\] was not found",
+    r"was not found in any of the following sources",
+    r"No plugin found for prefix",
+    r"\bplugin\b.*\bnot found\b",
+    r"package [\w.]+ does not exist",
+    r"No matching (?:variant|version)s? ",
+    r"No cached version .* available for offline mode",
+    r"Could not (?:GET|HEAD|download) ",
+    r"Received status code (?:40[134]|50\d)",
+    r"Failed to resolve: ",
+    r"Missing artifact ",
+    r"(?:Artifact|Dependency) \S+ not found",
+    r"Unable to resolve dependency",
+    r"ModuleNotFoundError|No module named ",
+    r"Could not find a version that satisfies the requirement",
+    r"No matching distribution found",
+    r"\bE404\b|\b404 Not Found\b|is not in (?:the|this) (?:npm )?registry",
+    r"\bERESOLVE\b|unable to resolve dependency tree",
+    r"Cannot find module '[^']+'(?: or its corresponding type declarations)?",
+    r"import [\w.]+ cannot be resolved",
+)
+
+_RESOURCE = _rx(
+    r"File not found",
+    r"FileNotFoundException|FileNotFoundError",
+    r"No such file or directory",
+    r"\bENOENT\b",
+    r"Could not read script '.*' as it does not exist",
+    r"\bresource \S+ (?:\(aka \S+\) )?not found",
+    r"Resource (?:\S+ )?not found",
+    r"properties file",
+    r"keystore file .*not found|Keystore file .* not found",
+    r"google-services\.json",
+    r"(?:file|directory) '[^']*' (?:does not exist|not found|is missing)",
+    r"Cannot find (?:the )?(?:file|resource)",
+    r"\bmissing (?:file|resource)\b",
+    r"does not exist",
+)
+
+_SYNTAX = _rx(
+    r"cannot find symbol",
+    r"(?:'[^']*'|<\w+>|record|enum) expected",
+    r"illegal (?:start|character|escape)",
+    r"incompatible types",
+    r"cannot be applied to (?:given types|\()",
+    r"no suitable (?:method|constructor)",
+    r"cannot be converted to",
+    r"not a statement",
+    r"unclosed (?:string|comment|character)",
+    r"reached end of file while parsing",
+    r"does not override|is not abstract and does not override",
+    r"is already defined",
+    r"might not have been initialized",
+    r"unreachable statement|missing return statement",
+    r"cannot be referenced from a static context",
+    r"has private access|is not public in",
+    r"unreported exception",
+    r"bad operand types?",
+    r"cannot infer type",
+    r"cannot inherit from final",
+    r"Unresolved reference",
+    r"Type mismatch",
+    r"Overload resolution ambiguity|None of the following (?:candidates|functions)",
+    r"Expecting (?:'|an? |member)",
+    r"SyntaxError|IndentationError|TabError",
+    r"error TS\d{4}",
+    r"\bunexpected token\b",
+    r"Compilation (?:failed|failure|error)",
+    r"compiler error output",
+    r"warnings found and -Werror specified",
+)
+
+# Wrappers that on their own only say "something in the build scripts broke".
+_CONFIG_GENERIC = _rx(
+    r"A problem occurred (?:evaluating|configuring) ",
+    r"Failed to apply plugin",
+    r"Could not create (?:task|service|an instance)",
+    r"\b(?:Build|Settings) file '",
+    r"\binvalid (?:flag|option)\b",
+)
+
+_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("ndk", _NDK),
+    ("test_failure", _TEST),
+    ("configuration", _CONFIG_SPECIFIC),
+    ("library_unavailable", _LIBRARY),
+    ("resource_missing", _RESOURCE),
+    ("syntax", _SYNTAX),
+    ("configuration", _CONFIG_GENERIC),
+)
+
+# When no phrase matches, the reporter still says something: a compiler only
+# complains about code, a test runner only about tests.
+_TOOL_DEFAULTS = {
+    "javac": "syntax",
+    "kotlinc": "syntax",
+    "kapt": "syntax",
+    "tsc": "syntax",
+    "scalac": "syntax",
+    "groovyc": "syntax",
+    "pytest": "test_failure",
+    "junit": "test_failure",
+    "surefire": "test_failure",
+    "jest": "test_failure",
+    "ndk": "ndk",
+    "cmake": "ndk",
+    "ndk-build": "ndk",
+    "clang": "ndk",
+}
+
+
+def classify(message: str, tool: str | None = None) -> str:
+    """Return the taxonomy category of an error message.
+
+    Args:
+        message: the error text (a wrapper and its causes may be joined in it).
+        tool: who reported it (javac, gradle, ...); decides only when no phrase does.
+
+    Returns:
+        One of `buildfixer.records.CATEGORIES`.
+    """
+    # Long messages (stack traces pasted into a cause) are cut: the decisive
+    # phrase is near the start and regexes over megabytes would be slow.
+    text = message[:4000]
+    for category, pattern in _RULES:
+        if pattern.search(text):
+            return category
+    default = _TOOL_DEFAULTS.get((tool or "").lower(), "other")
+    return default if default in CATEGORIES else "other"

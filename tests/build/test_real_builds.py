@@ -1,0 +1,63 @@
+"""Real builds of the bundled examples: every base builds, every variant fails as its manifest says."""
+
+from pathlib import Path
+
+import pytest
+
+from buildfixer.build.api import detect_build_system, stop_daemons
+from buildfixer.build.options import BuildOptions
+from buildfixer.examples import Example, load_examples, materialize, materialize_base
+from buildfixer.logs.result import build_and_analyze
+from buildfixer.records import BuildResult
+
+EXAMPLES = load_examples()
+PROJECTS = sorted({e.project for e in EXAMPLES})
+
+
+def build(project: Path, **kw: object) -> BuildResult:
+    options = BuildOptions(timeout_s=900, **kw)  # type: ignore[arg-type]
+    try:
+        result, _ = build_and_analyze(project, options)
+    finally:
+        stop_daemons(project, options)
+    return result
+
+
+@pytest.mark.parametrize("project", PROJECTS)
+def test_base_project_builds(project: str, tmp_path: Path) -> None:
+    root = materialize_base(project, tmp_path / project)
+    result = build(root)
+    assert result.status == "success", Path(result.log_path).read_text()[-3000:]
+    assert result.errors == [] and result.category is None
+    assert result.build_system == detect_build_system(root)
+    assert Path(result.log_path).is_file()
+    assert result.environment  # tool versions recorded
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=[e.name for e in EXAMPLES])
+def test_variant_fails_with_its_root_error(example: Example, tmp_path: Path) -> None:
+    root = materialize(example, tmp_path / "project")
+    result = build(root, jdk=example.jdk)
+    log = Path(result.log_path).read_text(errors="replace")
+    assert result.status == "failure", log[-3000:]
+    assert result.exit_code != 0
+    assert result.build_system == example.build_system
+    assert result.category == example.category, (result.errors[:3], log[-3000:])
+    top = result.errors[0]
+    assert example.message_contains.lower() in top.message.lower(), (top, result.errors[:4])
+    if example.root_file:
+        assert top.file is not None and top.file.replace("\\", "/").endswith(example.root_file), top
+    if example.root_line:
+        assert top.line == example.root_line, top
+
+
+def test_switching_jdk_changes_what_compiles(tmp_path: Path) -> None:
+    example = next(e for e in EXAMPLES if e.name == "maven-app/jdk-level")
+    root = materialize(example, tmp_path / "project")
+    on_default = build(root)
+    assert on_default.status == "failure" and on_default.jdk == 17
+    assert on_default.category == "configuration"
+    on_25 = build(root, jdk=25)
+    assert on_25.status == "success", Path(on_25.log_path).read_text()[-3000:]
+    assert on_25.jdk == 25
+    assert "temurin-25" in on_25.environment["java_home"]
