@@ -61,3 +61,28 @@ def test_switching_jdk_changes_what_compiles(tmp_path: Path) -> None:
     assert on_25.status == "success", Path(on_25.log_path).read_text()[-3000:]
     assert on_25.jdk == 25
     assert "temurin-25" in on_25.environment["java_home"]
+
+
+def test_gradle_timeout_leaves_no_process_behind(tmp_path: Path) -> None:
+    from buildfixer.build.runner import owned_pids
+
+    root = materialize_base("gradle-app", tmp_path / "project")
+    # A build that hangs in its configuration phase, inside the Gradle daemon.
+    with (root / "build.gradle").open("a") as script:
+        script.write("\nThread.sleep(120000)\n")
+    options = BuildOptions(timeout_s=8)
+    result, _ = build_and_analyze(root, options)
+    assert result.status == "timeout"
+    assert owned_pids(options.owner_token(root)) == []
+
+
+def test_warm_daemon_is_stopped_on_request(tmp_path: Path) -> None:
+    from buildfixer.build.runner import owned_pids
+
+    root = materialize_base("gradle-app", tmp_path / "project")
+    options = BuildOptions(timeout_s=600)
+    result, _ = build_and_analyze(root, options)
+    assert result.ok
+    assert owned_pids(options.owner_token(root)), "the warm daemon stays up between builds"
+    stop_daemons(root, options)
+    assert owned_pids(options.owner_token(root)) == []

@@ -60,6 +60,7 @@ def plan(project: Path, options: BuildOptions, jdk: Jdk | None) -> Plan:
     if options.offline:
         pip.append("--no-index")
     extra = _test_extra(project)
+    # Editable: tracebacks then point at the project's own files, which is where a fix goes.
     target = f".[{extra}]" if extra else "."
     steps: list[Step] = []
     if not reuse:
@@ -67,10 +68,7 @@ def plan(project: Path, options: BuildOptions, jdk: Jdk | None) -> Plan:
         for req in ("requirements.txt", "requirements-dev.txt"):
             if (project / req).is_file():
                 steps.append(Step([*pip, "-r", req]))
-        steps.append(Step([*pip, target]))
-    else:
-        # Dependencies unchanged: reinstall only the project itself.
-        steps.append(Step([*pip, "--no-deps", "--force-reinstall", "."]))
+        steps.append(Step([*pip, "-e", target]))
     steps.append(Step([python, "-m", "compileall", "-q", "-x", _COMPILE_EXCLUDE, "."]))
     if has_tests(project):
         if not extra and not reuse:
@@ -80,6 +78,7 @@ def plan(project: Path, options: BuildOptions, jdk: Jdk | None) -> Plan:
         "PIP_CACHE_DIR": str(options.cache_dir / "pip"),
         "VIRTUAL_ENV": str(venv),
         "PATH": f"{venv / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}",
+        "COLUMNS": "200",  # pytest cuts its summary lines to the terminal width
     }
     tools = {"python": sys.version.split()[0]}
     return Plan("python", steps, env, tools, on_success={stamp: digest})

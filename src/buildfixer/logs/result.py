@@ -7,14 +7,21 @@ from pathlib import Path
 from buildfixer.build.api import run_build
 from buildfixer.build.options import BuildOptions
 from buildfixer.logs.analyze import Analysis, analyze_file
+from buildfixer.logs.locate import locate_in_project
 from buildfixer.records import BuildResult
 
 
-def attach_analysis(result: BuildResult) -> Analysis | None:
-    """Read the result's log into its `errors` and `category` (a successful build keeps none)."""
+def attach_analysis(result: BuildResult, project: Path | None = None) -> Analysis | None:
+    """Read the result's log into its `errors` and `category` (a successful build keeps none).
+
+    With the project directory, errors the log does not locate (a missing artifact, a JDK
+    level) are pointed at the build-file line that causes them.
+    """
     if result.status == "success":
         return None
     analysis = analyze_file(Path(result.log_path))
+    if project is not None:
+        locate_in_project(analysis.errors, project)
     result.errors = analysis.errors
     result.category = analysis.category
     if result.status == "timeout" and not result.errors:
@@ -27,4 +34,4 @@ def build_and_analyze(
 ) -> tuple[BuildResult, Analysis | None]:
     """Run the build, then read its failure (if any) into structured errors."""
     result = run_build(project, options, system)
-    return result, attach_analysis(result)
+    return result, attach_analysis(result, project)

@@ -132,8 +132,8 @@ def _tsc(found: re.Match[str], index: int, lines: list[str]) -> BuildError:
         category = "resource_missing" if _RELATIVE.match(module["module"]) else "library_unavailable"
     elif code in ("TS7016", "TS2688"):
         category = "library_unavailable"
-    elif code in ("TS6053", "TS6231"):
-        category = "resource_missing"
+    elif code in ("TS6053", "TS6231", "TS5083", "TS5058"):
+        category = "resource_missing"  # a file tsconfig.json names is absent
     elif code.startswith("TS5") or code in ("TS18003", "TS6046"):
         category = "configuration"  # compiler options and tsconfig.json
     groups = found.groupdict()
@@ -150,8 +150,16 @@ def _tsc(found: re.Match[str], index: int, lines: list[str]) -> BuildError:
         line=int(line) if line else None,
         column=int(col) if col else None,
         log_line=index,
-        specificity=10 if groups.get("file") else 8,
+        specificity=_tsc_specificity(code, bool(groups.get("file"))),
     )
+
+
+def _tsc_specificity(code: str, located: bool) -> int:
+    # Project-level errors (tsconfig, missing inputs) come first: a broken configuration
+    # makes tsc report knock-on errors in the code, which are not the root cause.
+    if code.startswith(("TS5", "TS6")) or code == "TS18003":
+        return 11
+    return 10 if located else 8
 
 
 def _has_js_stack(lines: list[str], index: int) -> bool:

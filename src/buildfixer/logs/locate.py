@@ -1,0 +1,183 @@
+"""Point errors at the project lines that cause them, when the log alone cannot.
+
+A log says "Could not find com.google.code.gson:gson:2.8.99" or "release version 21 not
+supported" without a file: the line to fix is in a build file, found by searching the
+build files for the coordinate, the version, or the path the message names. Paths the
+log does give may not be the project's own (a test class name turned into a path, a
+module installed in a venv, an absolute path of another machine): they are mapped onto
+the project file with the longest matching path suffix.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+from buildfixer.records import BuildError
+
+BUILD_FILE_PATTERNS = (
+    "build.gradle",
+    "build.gradle.kts",
+    "settings.gradle",
+    "settings.gradle.kts",
+    "gradle.properties",
+    "gradle/libs.versions.toml",
+    "gradle/wrapper/gradle-wrapper.properties",
+    "pom.xml",
+    "package.json",
+    "tsconfig.json",
+    "tsconfig.*.json",
+    "pyproject.toml",
+    "setup.py",
+    "setup.cfg",
+    "requirements*.txt",
+)
+_SKIP_DIRS = {".git", "node_modules", "build", "target", "dist", ".gradle", "__pycache__", ".venv", "venv"}
+_MAX_WALK = 20_000
+
+_COORDINATE = re.compile(r"\b([A-Za-z][\w.-]*):([\w.-]+):(?:[a-z-]+:)?(\d[\w.+-]*)")
+_NPM_SPEC = re.compile(r"(?:version found for|for|notarget) (@?[\w.-]+(?:/[\w.-]+)?)@(\^?~?[\d][\w.-]*)")
+_PIP_SPEC = re.compile(
+    r"requirement ([A-Za-z][\w.-]*)\s*(?:[=<>!~]=?)\s*([\w.*+-]+)|found for ([A-Za-z][\w.-]*)=="
+)
+_JAVA_LEVEL = re.compile(
+    r"(?:release version|invalid (?:source|target) release:?|requires (?:Java|JDK) (?:version )?)\s*(\d+)",
+    re.IGNORECASE,
+)
+_CLASS_FILE = re.compile(r"class file (?:major )?version (\d{2})")
+_JAVA_LEVEL_LINE = re.compile(
+    r"release|source|target|compatibility|JavaVersion|languageVersion|jvmTarget|java\.version"
+)
+_ABS_PATH = re.compile(r"(?<![\w.])(/(?:[\w.@+-]+/)*[\w.@+-]+)")
+_FILE_NAME = re.compile(
+    r"([\w.-]+\.(?:properties|json|jks|keystore|xml|yml|yaml|toml|txt|cfg|conf|ini|gradle))\b"
+)
+
+
+def build_files(project: Path) -> list[Path]:
+    """Build files at the root and one directory down, root first."""
+    found: list[Path] = []
+    for pattern in BUILD_FILE_PATTERNS:
+        found += sorted(project.glob(pattern))
+    for pattern in BUILD_FILE_PATTERNS:
+        if "/" not in pattern:
+            found += sorted(p for p in project.glob(f"*/{pattern}") if p.parent.name not in _SKIP_DIRS)
+    return [p for p in dict.fromkeys(found) if p.is_file()]
+
+
+def _lines(path: Path) -> list[str]:
+    try:
+        return path.read_text(errors="replace").splitlines()
+    except OSError:
+        return []
+
+
+def _find(
+    project: Path, files: list[Path], wanted: list[str], near: str | None = None
+) -> tuple[str, int] | None:
+    """First build-file line containing every string in `wanted` (or `near` then `wanted` within 6 lines)."""
+    for path in files:
+        lines = _lines(path)
+        for number, text in enumerate(lines, 1):
+            if near is not None:
+                if near in text:
+                    for offset, later in enumerate(lines[number - 1 : number + 5]):
+                        if all(w in later for w in wanted):
+                            return str(path.relative_to(project)), number + offset
+            elif all(w in text for w in wanted):
+                return str(path.relative_to(project)), number
+    return None
+
+
+def _locate_build_cause(error: BuildError, project: Path, files: list[Path]) -> tuple[str, int] | None:
+    message = error.message
+    level = _JAVA_LEVEL.search(message)
+    class_file = _CLASS_FILE.search(message)
+    if level or class_file:
+        # Class file major version N is Java N - 44 (65 -> 21).
+        version = level.group(1) if level else str(int(class_file.group(1)) - 44)  # type: ignore[union-attr]
+        for path in files:
+            for number, text in enumerate(_lines(path), 1):
+                if re.search(rf"(?<![\d.]){version}(?![\d])", text) and _JAVA_LEVEL_LINE.search(text):
+                    return str(path.relative_to(project)), number
+    # The project's own coordinate ("for project com.x:app:jar:1.0") is not the one to fix.
+    coordinates = [
+        c.groups() for c in _COORDINATE.finditer(message) if not message[: c.start()].endswith("project ")
+    ]
+    if coordinates:
+        searches: list[tuple[list[str], str | None]] = [([a, v], None) for _g, a, v in coordinates]
+        searches += [([version], f"<artifactId>{artifact}<") for _g, artifact, version in coordinates]
+        # A version kept in a property (<kotlin.version>, ext.kotlin_version, libs.versions.toml).
+        searches += [([version], None) for _g, _a, version in coordinates]
+        searches += [([artifact], None) for _g, artifact, _v in coordinates]
+        for wanted, near in searches:
+            if found := _find(project, files, wanted, near):
+                return found
+    if npm := _NPM_SPEC.search(message):
+        return _find(project, files, [f'"{npm.group(1)}"', npm.group(2)]) or _find(
+            project, files, [f'"{npm.group(1)}"']
+        )
+    if pip := _PIP_SPEC.search(message):
+        name = pip.group(1) or pip.group(3)
+        version = pip.group(2)
+        return (_find(project, files, [name, version]) if version else None) or _find(project, files, [name])
+    for candidate in _ABS_PATH.findall(message):
+        if len(candidate) > 4 and not os.path.exists(candidate):
+            # A path that does not exist here: written into a build file, or a file the build reads.
+            found = _find(project, files, [candidate])
+            if found:
+                return found
+    for name in _FILE_NAME.findall(message):
+        found = _find(project, files, [name])
+        if found:
+            return found
+    return None
+
+
+def _project_files(project: Path) -> Iterator[str]:
+    count = 0
+    for root, dirs, names in os.walk(project):
+        dirs[:] = [d for d in dirs if d not in _SKIP_DIRS]
+        for name in names:
+            count += 1
+            if count > _MAX_WALK:
+                return
+            yield os.path.relpath(os.path.join(root, name), project)
+
+
+def _map_onto_project(path: str, project: Path, index: list[str]) -> str | None:
+    """The project file with the longest common path suffix with `path` (at least the file name)."""
+    parts = path.replace("\\", "/").split("/")
+    for start in range(len(parts) - 1):  # longest suffix first; never the bare file name alone
+        suffix = "/".join(parts[start:])
+        matches = [p for p in index if p == suffix or p.endswith("/" + suffix)]
+        if len(matches) == 1:
+            return matches[0]
+        if len(matches) > 1:
+            return None
+    matches = [p for p in index if p.rsplit("/", 1)[-1] == parts[-1]]
+    return matches[0] if len(matches) == 1 else None
+
+
+def locate_in_project(errors: list[BuildError], project: Path) -> None:
+    """Fill in or correct the file and line of errors using the project's files (in place)."""
+    project = project.resolve()
+    files = build_files(project)
+    index: list[str] | None = None
+    for error in errors:
+        if error.file is None:
+            found = _locate_build_cause(error, project, files)
+            if found:
+                error.file, error.line = found
+            continue
+        local = Path(error.file)
+        inside = (project / local).is_file() if not local.is_absolute() else local.is_relative_to(project)
+        if inside:
+            continue
+        if index is None:
+            index = list(_project_files(project))
+        mapped = _map_onto_project(error.file, project, index)
+        if mapped:
+            error.file = mapped

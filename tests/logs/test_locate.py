@@ -1,0 +1,87 @@
+from pathlib import Path
+
+from buildfixer.logs.locate import locate_in_project
+from buildfixer.records import BuildError
+
+POM = """<project>
+  <properties>
+    <maven.compiler.release>21</maven.compiler.release>
+    <kotlin.version>1.9.27</kotlin.version>
+  </properties>
+  <dependencies>
+    <dependency>
+      <groupId>org.apache.commons</groupId>
+      <artifactId>commons-lang3</artifactId>
+      <version>3.12.9</version>
+    </dependency>
+  </dependencies>
+  <build><plugins><plugin>
+    <artifactId>kotlin-maven-plugin</artifactId>
+    <version>${kotlin.version}</version>
+  </plugin></plugins></build>
+</project>
+"""
+
+GRADLE = """apply plugin: 'java'
+dependencies {
+    compile 'com.google.code.gson:gson:2.8.99'
+    compile files('/home/alice/libs/secret.jar')
+}
+def props = new Properties()
+props.load(new FileInputStream(file('keystore.properties')))
+sourceCompatibility = JavaVersion.VERSION_21
+"""
+
+
+def locate(project: Path, message: str, file: str | None = None) -> BuildError:
+    error = BuildError(message, file=file)
+    locate_in_project([error], project)
+    return error
+
+
+def test_maven_artifact_version_and_property(tmp_path: Path) -> None:
+    (tmp_path / "pom.xml").write_text(POM)
+    missing = locate(
+        tmp_path,
+        "Could not resolve dependencies for project com.example:app:jar:1.0.0: Could not find artifact "
+        "org.apache.commons:commons-lang3:jar:3.12.9 in central",
+    )
+    assert (missing.file, missing.line) == ("pom.xml", 10)
+    plugin = locate(tmp_path, "Plugin org.jetbrains.kotlin:kotlin-maven-plugin:1.9.27 could not be resolved")
+    assert (plugin.file, plugin.line) == ("pom.xml", 4)
+    level = locate(tmp_path, "Fatal error compiling: error: release version 21 not supported")
+    assert (level.file, level.line) == ("pom.xml", 3)
+
+
+def test_gradle_coordinates_paths_and_files(tmp_path: Path) -> None:
+    (tmp_path / "build.gradle").write_text(GRADLE)
+    assert locate(tmp_path, "Could not find com.google.code.gson:gson:2.8.99.").line == 3
+    assert locate(tmp_path, "File /home/alice/libs/secret.jar does not exist").line == 4
+    assert locate(tmp_path, "keystore.properties (No such file or directory)").line == 7
+    assert locate(tmp_path, "Unsupported class file major version 65").line == 8
+
+
+def test_npm_and_pip_specs(tmp_path: Path) -> None:
+    (tmp_path / "package.json").write_text('{\n  "devDependencies": {\n    "typescript": "5.4.9"\n  }\n}\n')
+    (tmp_path / "requirements.txt").write_text("requests==2.31.0\npackaging==23.7\n")
+    assert locate(tmp_path, "No matching version found for typescript@5.4.9.").line == 3
+    pip = locate(tmp_path, "Could not find a version that satisfies the requirement packaging==23.7")
+    assert (pip.file, pip.line) == ("requirements.txt", 2)
+
+
+def test_foreign_paths_are_mapped_onto_the_project(tmp_path: Path) -> None:
+    source = tmp_path / "src" / "main" / "java" / "com" / "x" / "AppTest.java"
+    source.parent.mkdir(parents=True)
+    source.write_text("class AppTest {}")
+    from_class_name = locate(tmp_path, "AppTest > t FAILED", file="com/x/AppTest.java")
+    assert from_class_name.file == "src/main/java/com/x/AppTest.java"
+    other_machine = locate(tmp_path, "error", file="/home/ci/work/app/src/main/java/com/x/AppTest.java")
+    assert other_machine.file == "src/main/java/com/x/AppTest.java"
+    unknown = locate(tmp_path, "error", file="/elsewhere/Nope.java")
+    assert unknown.file == "/elsewhere/Nope.java"
+
+
+def test_nothing_to_find_leaves_the_error_alone(tmp_path: Path) -> None:
+    (tmp_path / "build.gradle").write_text(GRADLE)
+    error = locate(tmp_path, "Something odd happened")
+    assert error.file is None and error.line is None
