@@ -21,6 +21,7 @@ from pathlib import Path
 from buildfixer.build.api import SYSTEMS, detect_build_system, resolve_jdk, stop_daemons
 from buildfixer.build.options import BuildOptions
 from buildfixer.examples import materialize_base
+from buildfixer.logs.result import build_and_analyze
 
 
 def bare_command(project: Path) -> tuple[list[str], dict[str, str]]:
@@ -40,6 +41,20 @@ def run(argv: list[str], cwd: Path, env: dict[str, str] | None = None) -> float:
     return elapsed
 
 
+def in_process(project: Path) -> float:
+    """The runner without interpreter start-up: what the bench harness and agent tools pay."""
+    start = time.perf_counter()
+    result, _ = build_and_analyze(project)
+    elapsed = time.perf_counter() - start
+    if not result.ok:
+        raise SystemExit(f"build failed: {result.log_path}")
+    return elapsed
+
+
+def python_startup() -> float:
+    return statistics.median(run([sys.executable, "-c", "pass"], Path.cwd()) for _ in range(5))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeats", type=int, default=5)
@@ -51,16 +66,19 @@ def main() -> None:
             project = materialize_base(name, Path(tmp) / name)
             argv, env = bare_command(project)
             run(argv, project, env)  # warm-up: downloads, daemon start
-            bare, ours = [], []
+            bare, ours, library = [], [], []
             for _ in range(args.repeats):  # interleaved so machine noise hits both alike
                 bare.append(run(argv, project, env))
                 ours.append(run([*cli, str(project)], project))
+                library.append(in_process(project))
             stop_daemons(project)
-            b, o = statistics.median(bare), statistics.median(ours)
+            b, o, lib = statistics.median(bare), statistics.median(ours), statistics.median(library)
             print(
-                f"{name:<12} bare {b:6.3f} s   buildfixer build {o:6.3f} s   ratio {o / b:.3f}x"
-                f"   (median of {args.repeats}; overhead {1000 * (o - b):.0f} ms)"
+                f"{name:<12} bare {b:6.3f} s | `buildfixer build` {o:6.3f} s = {o / b:.3f}x"
+                f" (+{1000 * (o - b):.0f} ms) | run_build() in-process {lib:6.3f} s = {lib / b:.3f}x"
+                f" (+{1000 * (lib - b):.0f} ms)   median of {args.repeats}"
             )
+    print(f"python start-up alone (python -c pass): {python_startup():.3f} s")
 
 
 if __name__ == "__main__":

@@ -85,3 +85,10 @@ def test_nothing_to_find_leaves_the_error_alone(tmp_path: Path) -> None:
     (tmp_path / "build.gradle").write_text(GRADLE)
     error = locate(tmp_path, "Something odd happened")
     assert error.file is None and error.line is None
+
+
+def test_paths_inside_the_project_become_relative(tmp_path: Path) -> None:
+    source = tmp_path / "src" / "App.java"
+    source.parent.mkdir()
+    source.write_text("class App {}")
+    assert locate(tmp_path, "';' expected", file=str(source)).file == "src/App.java"

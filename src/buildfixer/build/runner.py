@@ -15,6 +15,7 @@ import contextlib
 import os
 import signal
 import subprocess
+import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -102,16 +103,33 @@ def _run_one(
     except OSError as exc:  # command not found, not executable
         log.write(f"[buildfixer] cannot run {step.argv[0]}: {exc.strerror}\n".encode())
         return 127, False
+    # A timer enforces the deadline so that the wait itself can block: Popen.wait(timeout=...)
+    # polls with sleeps of up to 50 ms, which would add that much to every build.
+    expired = threading.Event()
+
+    def on_timeout() -> None:
+        expired.set()
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGTERM)
+        kill_owned(owner)  # every child carries the owner tag, daemons included
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)
+
+    timer = threading.Timer(remaining, on_timeout)
+    timer.daemon = True
+    timer.start()
     try:
-        return proc.wait(timeout=remaining), False
-    except subprocess.TimeoutExpired:
-        kill_group(proc)
-        kill_owned(owner)
-        return -1, True
+        code = proc.wait()
     except BaseException:  # KeyboardInterrupt: never leave the build behind
         kill_group(proc)
         kill_owned(owner)
         raise
+    finally:
+        timer.cancel()
+    if expired.is_set():
+        timer.join()  # the kill sequence finishes before we report
+        return -1, True
+    return code, False
 
 
 def kill_group(proc: subprocess.Popen[bytes]) -> None:

@@ -162,7 +162,10 @@ def _map_onto_project(path: str, project: Path, index: list[str]) -> str | None:
 
 
 def locate_in_project(errors: list[BuildError], project: Path) -> None:
-    """Fill in or correct the file and line of errors using the project's files (in place)."""
+    """Fill in or correct the file and line of errors using the project's files (in place).
+
+    Files end up relative to the project when they are in it.
+    """
     project = project.resolve()
     files = build_files(project)
     index: list[str] | None = None
@@ -173,8 +176,10 @@ def locate_in_project(errors: list[BuildError], project: Path) -> None:
                 error.file, error.line = found
             continue
         local = Path(error.file)
-        inside = (project / local).is_file() if not local.is_absolute() else local.is_relative_to(project)
-        if inside:
+        if local.is_absolute() and local.is_relative_to(project):
+            error.file = str(local.relative_to(project))  # portable across workspaces
+            continue
+        if not local.is_absolute() and (project / local).is_file():
             continue
         if index is None:
             index = list(_project_files(project))

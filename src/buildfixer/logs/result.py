@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from buildfixer.build.api import run_build
 from buildfixer.build.options import BuildOptions
-from buildfixer.logs.analyze import Analysis, analyze_file
-from buildfixer.logs.locate import locate_in_project
 from buildfixer.records import BuildResult
+
+if TYPE_CHECKING:
+    from buildfixer.logs.analyze import Analysis
 
 
 def attach_analysis(result: BuildResult, project: Path | None = None) -> Analysis | None:
@@ -19,6 +21,10 @@ def attach_analysis(result: BuildResult, project: Path | None = None) -> Analysi
     """
     if result.status == "success":
         return None
+    # Imported here: a successful build never pays for compiling the parsers' patterns.
+    from buildfixer.logs.analyze import analyze_file
+    from buildfixer.logs.locate import locate_in_project
+
     analysis = analyze_file(Path(result.log_path))
     if project is not None:
         locate_in_project(analysis.errors, project)
