@@ -40,6 +40,12 @@ def one_line_edit(project: Path) -> None:
     raise SystemExit(f"no source file to edit in {project}")
 
 
+def restore(project: Path) -> None:
+    """Back to the base sources; ignored build outputs (build/, target/, node_modules) stay warm."""
+    subprocess.run(["git", "checkout", "-q", "--", "."], cwd=project, check=True)
+    subprocess.run(["git", "clean", "-qfd"], cwd=project, check=True)
+
+
 def verdict(project: Path, warm: bool, jdk: int | None) -> tuple[str, str | None, float]:
     result, _ = build_and_analyze(project, BuildOptions(warm=warm, jdk=jdk, timeout_s=900))
     return result.status, result.category, result.duration_s
@@ -67,14 +73,14 @@ def main() -> None:
                 (e.variant, e.patch_path, e.jdk) for e in examples if e.project == name
             ]
             for label, patch, jdk in cases:
-                subprocess.run(["git", "checkout", "-q", "--", "."], cwd=project, check=True)
                 if patch is None:
                     one_line_edit(project)
                 else:
                     subprocess.run(["git", "apply", str(patch)], cwd=project, check=True)
                 warm = verdict(project, True, jdk)
                 cold = verdict(project, False, jdk)
-                verdict(project, True, jdk)  # warm the tooling up again for the next case
+                restore(project)
+                verdict(project, True, None)  # warm the tooling up again (on the base) for the next case
                 same = warm[:2] == cold[:2]
                 rows.append((name, label, warm, cold, same))
                 print(
@@ -82,8 +88,6 @@ def main() -> None:
                     f" cold {cold[2]:6.2f}s {cold[0]:<8}"
                     f" speed-up {cold[2] / warm[2]:5.2f}x  verdicts {'identical' if same else 'DIFFER'}"
                 )
-                subprocess.run(["git", "checkout", "-q", "--", "."], cwd=project, check=True)
-                subprocess.run(["git", "clean", "-qfd", "-e", "node_modules"], cwd=project, check=True)
             stop_daemons(project)
     for name in projects:
         mine = [r for r in rows if r[0] == name]

@@ -89,3 +89,15 @@ def test_read_tail_caps_output(tmp_path: Path) -> None:
     assert len(tail) < 1100
     assert tail.rstrip().endswith("line 99999")
     assert tail.startswith("[... earlier output")
+
+
+def test_unrecognised_failure_still_yields_a_root_error(tmp_path: Path) -> None:
+    from buildfixer.build.options import BuildOptions
+    from buildfixer.logs.result import build_and_analyze
+
+    (tmp_path / "package.json").write_text('{"name": "x", "version": "1.0.0", "scripts": {"build": "node b.js"}}')
+    (tmp_path / "b.js").write_text("console.log('weird tool says: kaboom'); process.exit(3)\n")
+    result, _ = build_and_analyze(tmp_path, BuildOptions(cache_dir=tmp_path / "cache", timeout_s=300))
+    assert result.status == "failure"
+    assert result.category == "other"
+    assert "kaboom" in result.errors[0].message

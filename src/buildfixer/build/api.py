@@ -69,8 +69,9 @@ def run_build(project: Path, options: BuildOptions | None = None, system: str | 
     )
     if not options.warm:
         kill_owned(owner)  # cold protocol: nothing outlives the build
-    if run.exit_code == 0:
-        for stamp, value in plan.on_success.items():
+    succeeded = len(run.steps_run) - (0 if run.exit_code == 0 else 1)
+    for step in plan.steps[:succeeded]:
+        for stamp, value in step.stamps.items():  # e.g. dependencies installed: reusable next time
             stamp.parent.mkdir(parents=True, exist_ok=True)
             stamp.write_text(value)
     status: Status = "timeout" if run.timed_out else "success" if run.exit_code == 0 else "failure"

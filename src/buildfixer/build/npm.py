@@ -51,7 +51,7 @@ def plan(project: Path, options: BuildOptions, jdk: Jdk | None) -> Plan:
     if not (options.warm and installed):
         if not options.warm:
             shutil.rmtree(project / "node_modules", ignore_errors=True)
-        steps.append(Step([npm, "ci" if has_lock else "install", *common]))
+        steps.append(Step([npm, "ci" if has_lock else "install", *common], stamps={stamp: digest}))
     if options.tasks:  # explicit scripts replace the default build and test
         steps += [Step([npm, "run", task]) for task in options.tasks]
     else:
@@ -63,9 +63,7 @@ def plan(project: Path, options: BuildOptions, jdk: Jdk | None) -> Plan:
             steps.append(Step([npm, "test"]))
     if not steps:  # warm, installed, nothing to run: check the installation is still sound
         steps.append(Step([npm, "ls", "--depth=0"]))
-    return Plan(
-        "npm", steps, {}, {"node": _version("node"), "npm": _version("npm")}, on_success={stamp: digest}
-    )
+    return Plan("npm", steps, {}, {"node": _version("node"), "npm": _version("npm")})
 
 
 @cache

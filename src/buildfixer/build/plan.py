@@ -24,14 +24,12 @@ class Plan:
         steps: Commands run in order; the first failure ends the build.
         env: Variables set on top of the inherited environment.
         tools: Tool name -> version, recorded in the BuildResult.
-        on_success: Files to write when the build succeeds (warm-state stamps).
     """
 
     build_system: str
     steps: list[Step]
     env: dict[str, str] = field(default_factory=dict)
     tools: dict[str, str] = field(default_factory=dict)
-    on_success: dict[Path, str] = field(default_factory=dict)
 
     @property
     def command(self) -> list[str]:

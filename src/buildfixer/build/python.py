@@ -69,10 +69,11 @@ def plan(project: Path, options: BuildOptions, jdk: Jdk | None) -> Plan:
             if (project / req).is_file():
                 steps.append(Step([*pip, "-r", req]))
         steps.append(Step([*pip, "-e", target]))
+        if has_tests(project) and not extra:
+            steps.append(Step([*pip, "pytest"]))
+        steps[-1].stamps[stamp] = digest  # installation complete: a warm build may reuse it
     steps.append(Step([python, "-m", "compileall", "-q", "-x", _COMPILE_EXCLUDE, "."]))
     if has_tests(project):
-        if not extra and not reuse:
-            steps.append(Step([*pip, "pytest"]))
         steps.append(Step([python, "-m", "pytest", "-q", "-p", "no:cacheprovider"]))
     env = {
         "PIP_CACHE_DIR": str(options.cache_dir / "pip"),
@@ -81,4 +82,4 @@ def plan(project: Path, options: BuildOptions, jdk: Jdk | None) -> Plan:
         "COLUMNS": "200",  # pytest cuts its summary lines to the terminal width
     }
     tools = {"python": sys.version.split()[0]}
-    return Plan("python", steps, env, tools, on_success={stamp: digest})
+    return Plan("python", steps, env, tools)

@@ -34,6 +34,8 @@ class Step:
     cwd: Path | None = None
     # Print this instead of the argv in the log header (e.g. to hide long paths).
     label: str | None = None
+    # Warm-state stamps (file -> content) to write once this step has succeeded.
+    stamps: dict[Path, str] = field(default_factory=dict)
 
 
 @dataclass

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from buildfixer.build.api import run_build
 from buildfixer.build.options import BuildOptions
-from buildfixer.records import BuildResult
+from buildfixer.records import BuildError, BuildResult
 
 if TYPE_CHECKING:
     from buildfixer.logs.analyze import Analysis
@@ -28,10 +28,17 @@ def attach_analysis(result: BuildResult, project: Path | None = None) -> Analysi
     analysis = analyze_file(Path(result.log_path))
     if project is not None:
         locate_in_project(analysis.errors, project)
+    if not analysis.errors:
+        # Nothing recognisable: the end of the log is still the best lead for a reader or an agent.
+        tail = [line for line in analysis.lines[-40:] if line.strip()][-6:]
+        summary = "build timed out" if result.status == "timeout" else f"exit code {result.exit_code}"
+        message = f"{summary}; last output: " + " | ".join(t.strip() for t in tail) if tail else summary
+        analysis.errors = [
+            BuildError(message, "other", result.build_system, log_line=len(analysis.lines) - 1)
+        ]
+        analysis.category = "other"
     result.errors = analysis.errors
     result.category = analysis.category
-    if result.status == "timeout" and not result.errors:
-        result.category = "other"
     return analysis
 
 

@@ -92,6 +92,19 @@ def _with_details(message: str, details: list[str]) -> str:
     return f"{message.strip()} ({'; '.join(details)})" if details else message.strip()
 
 
+def _located(message: str, file: str, line: int, column: int | None, index: int) -> BuildError:
+    return BuildError(
+        message=message,
+        category=classify(message, "javac"),
+        tool="javac",
+        file=file,
+        line=line,
+        column=column,
+        log_line=index,
+        specificity=_SPECIFICITY_LOCATED,
+    )
+
+
 def parse(lines: list[str]) -> list[BuildError]:
     """Find javac errors in cleaned log lines.
 
@@ -111,36 +124,15 @@ def parse(lines: list[str]) -> list[BuildError]:
                 if match:
                     details, column = _details(lines, index + 1)
                     message = _with_details(match.group(3), details)
-                    errors.append(
-                        BuildError(
-                            message=message,
-                            category=classify(message, "javac"),
-                            tool="javac",
-                            file=match.group(1),
-                            line=int(match.group(2)),
-                            column=column,
-                            log_line=index,
-                            specificity=_SPECIFICITY_LOCATED,
-                        )
-                    )
+                    errors.append(_located(message, match.group(1), int(match.group(2)), column, index))
                     continue
             if line.startswith("[ERROR] "):
                 match = _MAVEN_HEADER.match(line)
                 if match:
                     details, _ = _details(lines, index + 1)
                     message = _with_details(match.group(4), details)
-                    errors.append(
-                        BuildError(
-                            message=message,
-                            category=classify(message, "javac"),
-                            tool="javac",
-                            file=match.group(1),
-                            line=int(match.group(2)),
-                            column=int(match.group(3)) if match.group(3) else None,
-                            log_line=index,
-                            specificity=_SPECIFICITY_LOCATED,
-                        )
-                    )
+                    column = int(match.group(3)) if match.group(3) else None
+                    errors.append(_located(message, match.group(1), int(match.group(2)), column, index))
                     continue
         if "error: " in line or "javac: " in line:
             match = _GLOBAL_ERROR.match(line.strip())
