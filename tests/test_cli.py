@@ -78,3 +78,44 @@ def test_help_works(command: str) -> None:
     proc = run_cli(command, "--help")
     assert proc.returncode == 0
     assert "Usage" in proc.stdout
+
+
+def test_build_with_a_patch_that_does_not_apply(tmp_path: Path) -> None:
+    (tmp_path / "package.json").write_text('{"name": "x", "version": "1.0.0"}\n')
+    bad = tmp_path / "fix.patch"
+    bad.write_text("--- a/index.js\n+++ b/index.js\n@@ -1 +1 @@\n-old\n+new\n")
+    before = sorted(p.name for p in tmp_path.iterdir())
+    assert_usage_error(run_cli("build", str(tmp_path), "--patch", str(bad)), "patch does not apply")
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+    assert_usage_error(run_cli("build", str(tmp_path), "--patch", str(tmp_path / "none.patch")), "none.patch")
+
+
+def test_build_with_a_patch_builds_a_snapshot_and_leaves_the_project_alone(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    script = "if (!require('fs').existsSync('config.json')) { console.error('missing'); process.exit(1) }"
+    (project / "package.json").write_text(
+        json.dumps({"name": "x", "version": "1.0.0", "scripts": {"build": "node check.js"}})
+    )
+    (project / "check.js").write_text(script + "\n")
+    fix = tmp_path / "fix.patch"
+    fix.write_text("--- /dev/null\n+++ b/config.json\n@@ -0,0 +1 @@\n+{}\n")
+    env_cache = {"BUILDFIXER_CACHE_DIR": str(tmp_path / "cache")}
+    plain = subprocess.run(
+        [*CLI, "build", str(project), "--json"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **env_cache},
+        timeout=300,
+    )
+    assert plain.returncode == 1, plain.stderr
+    patched = subprocess.run(
+        [*CLI, "build", str(project), "--patch", str(fix), "--json"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **env_cache},
+        timeout=300,
+    )
+    assert patched.returncode == 0, patched.stdout + patched.stderr
+    assert json.loads(patched.stdout)["status"] == "success"
+    assert not (project / "config.json").exists()

@@ -43,16 +43,41 @@ def build(
     cold: Annotated[bool, typer.Option(help="No daemon or reused environments; clean first.")] = False,
     system: Annotated[str | None, typer.Option(help="Force gradle, maven, python or npm.")] = None,
     sandbox: Annotated[bool, typer.Option(help="Run under bubblewrap: host read-only.")] = False,
+    patch: Annotated[
+        Path | None, typer.Option(help="Build a snapshot of PATH with this patch applied (PATH untouched).")
+    ] = None,
     as_json: JsonFlag = False,
 ) -> None:
     """Detect and run the project's build; show the root error when it fails."""
     from buildfixer.build.options import BuildOptions
     from buildfixer.logs.result import build_and_analyze
 
+    if patch is not None:
+        from buildfixer.workspace.workspace import Workspace
+
+        try:
+            patch_text = patch.read_text()
+        except (OSError, UnicodeDecodeError) as exc:
+            _fail(f"cannot read patch {patch}: {getattr(exc, 'strerror', None) or exc}")
+        workspace = Workspace.from_directory(path)
+        try:
+            workspace.apply_patch(patch_text)
+        except BuildfixerError:
+            workspace.remove()
+            raise
+        path = workspace.root
+
     options = BuildOptions(
         jdk=jdk, timeout_s=timeout, offline=offline, tasks=task or None, warm=not cold, sandbox=sandbox
     )
-    result, analysis = build_and_analyze(path, options, system)
+    try:
+        result, analysis = build_and_analyze(path, options, system)
+    finally:
+        if patch is not None:  # the snapshot was ours: leave nothing running or on disk
+            from buildfixer.build.api import stop_daemons
+
+            stop_daemons(path, options)
+            workspace.remove()
     if as_json:
         _print_json(result.to_dict())
     else:

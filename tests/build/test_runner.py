@@ -95,7 +95,8 @@ def test_unrecognised_failure_still_yields_a_root_error(tmp_path: Path) -> None:
     from buildfixer.build.options import BuildOptions
     from buildfixer.logs.result import build_and_analyze
 
-    (tmp_path / "package.json").write_text('{"name": "x", "version": "1.0.0", "scripts": {"build": "node b.js"}}')
+    package = '{"name": "x", "version": "1.0.0", "scripts": {"build": "node b.js"}}'
+    (tmp_path / "package.json").write_text(package)
     (tmp_path / "b.js").write_text("console.log('weird tool says: kaboom'); process.exit(3)\n")
     result, _ = build_and_analyze(tmp_path, BuildOptions(cache_dir=tmp_path / "cache", timeout_s=300))
     assert result.status == "failure"

@@ -146,7 +146,11 @@ class Workspace:
         snap_root = cache_dir / "snapshots"
         snap_root.mkdir(parents=True, exist_ok=True)
         snapshot = Path(tempfile.mkdtemp(prefix=f"{folder.name}-", dir=snap_root))
-        shutil.copytree(folder, snapshot, dirs_exist_ok=True, symlinks=True)
+        # The working tree as it is (uncommitted edits included), without history or build outputs.
+        skip = shutil.ignore_patterns(
+            ".git", ".gradle", "build", "target", "node_modules", "__pycache__", ".venv"
+        )
+        shutil.copytree(folder, snapshot, dirs_exist_ok=True, symlinks=True, ignore=skip)
         git("init", "--quiet", cwd=snapshot)
         git("add", "-A", cwd=snapshot)
         git("commit", "--quiet", "--allow-empty", "-m", "buildfixer snapshot", cwd=snapshot)
