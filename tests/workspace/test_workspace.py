@@ -145,3 +145,17 @@ def test_a_dead_holders_slot_is_taken_over(repo: Path, cache_dir: Path) -> None:
     ws.lock.write_text("999999999")  # as if the holder had been killed with -9
     again = Workspace.acquire(repo, cache_dir=cache_dir)
     assert again.root == ws.root
+
+
+def test_snapshot_skips_outputs_but_keeps_sources_named_like_them(tmp_path: Path, cache_dir: Path) -> None:
+    folder = tmp_path / "plain"
+    (folder / "build").mkdir(parents=True)
+    (folder / "build" / "App.class").write_bytes(b"\xca\xfe")
+    (folder / "build.gradle").write_text("apply plugin: 'java'\n")
+    (folder / "tools" / "build").mkdir(parents=True)
+    (folder / "tools" / "build" / "helper.py").write_text("x = 1\n")
+    (folder / "node_modules" / "m").mkdir(parents=True)
+    ws = Workspace.from_directory(folder, dest=tmp_path / "ws", cache_dir=cache_dir)
+    assert not (ws.root / "build").exists()
+    assert not (ws.root / "node_modules").exists()
+    assert (ws.root / "tools" / "build" / "helper.py").read_text() == "x = 1\n"

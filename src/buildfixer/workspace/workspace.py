@@ -43,6 +43,20 @@ def _mirror_for(source: str, cache_dir: Path) -> Path:
     return mirror
 
 
+_NEVER_SOURCES = {".git", ".gradle", "node_modules", "__pycache__", ".venv", ".mypy_cache", ".pytest_cache"}
+
+
+def _not_sources(directory: str, names: list[str]) -> set[str]:
+    """Names copytree skips: VCS data and outputs (build/ and target/ only next to their build file)."""
+    skipped = {n for n in names if n in _NEVER_SOURCES}
+    present = set(names)
+    if present & {"build.gradle", "build.gradle.kts"}:
+        skipped.add("build")
+    if "pom.xml" in present:
+        skipped.add("target")
+    return skipped & present
+
+
 def _resolve(mirror: Path, wanted: str, source: str | Path) -> str:
     """Full hash of a commit-ish in the mirror, fetching once when the source has moved on."""
 
@@ -147,10 +161,7 @@ class Workspace:
         snap_root.mkdir(parents=True, exist_ok=True)
         snapshot = Path(tempfile.mkdtemp(prefix=f"{folder.name}-", dir=snap_root))
         # The working tree as it is (uncommitted edits included), without history or build outputs.
-        skip = shutil.ignore_patterns(
-            ".git", ".gradle", "build", "target", "node_modules", "__pycache__", ".venv"
-        )
-        shutil.copytree(folder, snapshot, dirs_exist_ok=True, symlinks=True, ignore=skip)
+        shutil.copytree(folder, snapshot, dirs_exist_ok=True, symlinks=True, ignore=_not_sources)
         git("init", "--quiet", cwd=snapshot)
         git("add", "-A", cwd=snapshot)
         git("commit", "--quiet", "--allow-empty", "-m", "buildfixer snapshot", cwd=snapshot)
