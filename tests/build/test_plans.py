@@ -1,0 +1,136 @@
+"""What each build system decides to run (no builds here; real builds are in test_real_builds.py)."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from buildfixer.build import gradle, maven, npm, python
+from buildfixer.build.api import detect_build_system
+from buildfixer.build.options import BuildOptions
+from buildfixer.errors import BuildfixerError
+
+WRAPPER_PROPS = "distributionUrl=https\\://services.gradle.org/distributions/gradle-8.5-bin.zip\n"
+
+
+def options(tmp_path: Path, **kw: object) -> BuildOptions:
+    return BuildOptions(cache_dir=tmp_path / "cache", state_dir=tmp_path / "state", **kw)  # type: ignore[arg-type]
+
+
+def gradle_project(tmp_path: Path, script: str = "apply plugin: 'java'\n") -> Path:
+    project = tmp_path / "p"
+    (project / "gradle" / "wrapper").mkdir(parents=True)
+    (project / "build.gradle").write_text(script)
+    (project / "gradlew").write_text("#!/bin/sh\n")
+    (project / "gradle" / "wrapper" / "gradle-wrapper.properties").write_text(WRAPPER_PROPS)
+    return project
+
+
+def unpack_distribution(home: Path) -> Path:
+    hash_dir = home / "wrapper" / "dists" / "gradle-8.5-bin" / "abc123"
+    (hash_dir / "gradle-8.5" / "bin").mkdir(parents=True)
+    (hash_dir / "gradle-8.5" / "bin" / "gradle").write_text("#!/bin/sh\n")
+    (hash_dir / "gradle-8.5-bin.zip.ok").write_text("")
+    return hash_dir / "gradle-8.5"
+
+
+def test_gradle_uses_the_wrapper_only_when_its_distribution_is_here(tmp_path: Path) -> None:
+    project = gradle_project(tmp_path)
+    without = gradle.plan(project, options(tmp_path), None)
+    assert without.command[0].endswith("gradle") and "gradlew" not in without.command
+    assert without.tools["gradle"] != "8.5 (wrapper)"
+    unpack_distribution(tmp_path / "cache" / "gradle")
+    with_dist = gradle.plan(project, options(tmp_path), None)
+    assert with_dist.command[:2] == ["sh", "gradlew"]
+    assert with_dist.tools["gradle"] == "8.5 (wrapper)"
+
+
+def test_unfinished_wrapper_download_is_not_used(tmp_path: Path) -> None:
+    project = gradle_project(tmp_path)
+    dist = unpack_distribution(tmp_path / "cache" / "gradle")
+    (dist.parent / "gradle-8.5-bin.zip.ok").unlink()
+    assert gradle.plan(project, options(tmp_path), None).command[:2] != ["sh", "gradlew"]
+
+
+def test_gradle_default_tasks_flags_and_cold_protocol(tmp_path: Path) -> None:
+    android = gradle_project(tmp_path, "plugins { id 'com.android.application' }\n")
+    assert "assembleDebug" in gradle.plan(android, options(tmp_path), None).command
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    (plain / "settings.gradle").write_text("rootProject.name = 'x'\n")
+    warm = gradle.plan(plain, options(tmp_path, offline=True), None)
+    assert {"build", "--offline", "--daemon", "--console=plain"} <= set(warm.command)
+    cold = gradle.plan(plain, options(tmp_path, warm=False), None)
+    assert cold.steps[0].argv[-1] == "--stop"
+    assert cold.command[1:3] == ["clean", "build"] and "--no-daemon" in cold.command
+    custom = gradle.plan(plain, options(tmp_path, tasks=["lint", "test"]), None)
+    assert custom.command[1:3] == ["lint", "test"]
+
+
+def test_gradle_cleans_after_a_jdk_switch(tmp_path: Path) -> None:
+    from buildfixer.build.jdk import Jdk
+
+    project = gradle_project(tmp_path)
+    opts = options(tmp_path)
+    assert "clean" not in gradle.plan(project, opts, Jdk(17, "/jdk17")).command
+    assert "clean" not in gradle.plan(project, opts, Jdk(17, "/jdk17")).command
+    assert "clean" in gradle.plan(project, opts, Jdk(25, "/jdk25")).command
+
+
+def test_maven_flags(tmp_path: Path) -> None:
+    project = tmp_path / "m"
+    project.mkdir()
+    (project / "pom.xml").write_text("<project/>")
+    plan = maven.plan(project, options(tmp_path, offline=True, warm=False), None)
+    assert plan.command[-2:] == ["clean", "package"]
+    assert "-o" in plan.command and "-B" in plan.command
+    assert f"-Dmaven.repo.local={tmp_path / 'cache' / 'm2' / 'repository'}" in plan.command
+
+
+def test_npm_install_scripts_and_placeholder_test(tmp_path: Path) -> None:
+    project = tmp_path / "n"
+    project.mkdir()
+    scripts = {"build": "tsc", "test": 'echo "Error: no test specified" && exit 1'}
+    (project / "package.json").write_text(json.dumps({"name": "n", "scripts": scripts}))
+    plan = npm.plan(project, options(tmp_path), None)
+    assert [s.argv[1:3] for s in plan.steps] == [["install", "--no-audit"], ["run", "build"]]
+    (project / "package-lock.json").write_text("{}")
+    scripts["test"] = "node --test"
+    (project / "package.json").write_text(json.dumps({"name": "n", "scripts": scripts}))
+    plan = npm.plan(project, options(tmp_path), None)
+    assert [s.argv[1] for s in plan.steps] == ["ci", "run", "test"]
+
+
+def test_python_installs_test_extra_and_runs_pytest(tmp_path: Path) -> None:
+    project = tmp_path / "py"
+    (project / "tests").mkdir(parents=True)
+    (project / "pyproject.toml").write_text(
+        '[project]\nname = "py"\n[project.optional-dependencies]\ntest = ["pytest"]\n'
+    )
+    plan = python.plan(project, options(tmp_path), None)
+    argvs = [" ".join(s.argv) for s in plan.steps]
+    assert any(a.endswith("-e .[test]") for a in argvs)
+    assert any("compileall" in a for a in argvs)
+    assert argvs[-1].endswith("-m pytest -q -p no:cacheprovider")
+
+
+@pytest.mark.parametrize(
+    ("files", "expected"),
+    [
+        (["build.gradle.kts"], "gradle"),
+        (["settings.gradle", "package.json"], "gradle"),
+        (["pom.xml"], "maven"),
+        (["setup.cfg"], "python"),
+        (["package.json"], "npm"),
+    ],
+)
+def test_detection(tmp_path: Path, files: list[str], expected: str) -> None:
+    for name in files:
+        (tmp_path / name).write_text("{}" if name.endswith(".json") else "")
+    assert detect_build_system(tmp_path) == expected
+
+
+def test_detection_refuses_an_unknown_project(tmp_path: Path) -> None:
+    (tmp_path / "Makefile").write_text("all:\n")
+    with pytest.raises(BuildfixerError, match="no recognisable build"):
+        detect_build_system(tmp_path)
