@@ -111,3 +111,40 @@ def test_cleaning_never_crashes(text):
     log = clean_log(text)
     assert len(log.lines) == len(log.raw_index)
     assert all("\x1b" not in line and "\n" not in line for line in log.lines)
+
+
+@pytest.mark.parametrize(
+    "prefix",
+    [
+        "[2024-06-03T09:41:12.903Z] ",  # Jenkins timestamper
+        "2024-02-11T08:15:02.121+0000 [ERROR] [org.gradle.internal.buildevents.BuildExceptionReporter] ",
+        "12:01:02.345 [ERROR] [org.gradle.BuildExceptionReporter] ",  # gradle --debug
+        "08:34:36,800 ",  # a timestamped Maven logger
+        "[  +12 ms] ",  # flutter --verbose
+        "[        ] ",
+        "[stderr] ",  # EAS and other CI stream labels
+    ],
+)
+def test_logger_and_ci_line_prefixes_are_removed(prefix):
+    raw = f"{prefix}* What went wrong:\n{prefix}Execution failed for task ':app:lint'.\n"
+    assert clean_lines(raw)[:2] == ["* What went wrong:", "Execution failed for task ':app:lint'."]
+
+
+def test_stream_labels_are_removed_even_when_they_start_late():
+    raw = "line\n" * 5000 + "[stderr] FAILURE: Build failed with an exception.\n"
+    assert clean_lines(raw)[-1] == "FAILURE: Build failed with an exception."
+
+
+def test_a_log_pasted_indented_as_a_whole_is_dedented():
+    raw = "    FAILED tests/test_a.py::test_x - assert 1 == 2\n      detail\n\n    2 failed in 0.1s\n"
+    assert clean_lines(raw) == [
+        "FAILED tests/test_a.py::test_x - assert 1 == 2",
+        "  detail",
+        "",
+        "2 failed in 0.1s",
+    ]
+
+
+def test_logs_with_a_line_in_column_zero_keep_their_indentation():
+    raw = "    at org.x.A.run(A.java:3)\nCaused by: boom\n"
+    assert clean_lines(raw)[0] == "    at org.x.A.run(A.java:3)"

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from buildfixer.logs import fallback
 from buildfixer.logs.parsers import all_parsers
 from buildfixer.logs.rank import rank
 from buildfixer.logs.taxonomy import classify
@@ -60,6 +61,7 @@ _MARKERS: dict[str, tuple[tuple[str, int], ...]] = {
     ),
     "python": (
         ("test session starts", 4),
+        ("short test summary info", 4),
         ("subprocess-exited-with-error", 3),
         ("Traceback (most recent call last)", 2),
         ("pip install", 2),
@@ -80,6 +82,8 @@ _MARKERS: dict[str, tuple[tuple[str, int], ...]] = {
         ("Collecting ", 1),
     ),
 }
+# Specificity up to which an unclassified error leaves room for the fallback scan.
+_WEAK = 4
 _EDGE_LINES = 3000
 _EDGE_CHARS = 256 * 1024
 # The last of these in a log is the build's verdict.
@@ -165,6 +169,10 @@ def analyze_text(text: str) -> Analysis:
     if _succeeded(joined):
         return Analysis(errors=[], category=None, build_system=build_system, lines=lines)
     errors = _run_parsers(lines, joined)
+    if all(e.category == "other" and e.specificity <= _WEAK for e in errors):
+        # Nothing, or only wrappers such as "Process 'command node' finished with
+        # non-zero exit value 1": the cause is in a tool's output no parser knows.
+        errors += fallback.scan(lines, build_system)
     for error in errors:
         if error.category not in CATEGORIES or error.category == "other":
             error.category = classify(error.message, error.tool)

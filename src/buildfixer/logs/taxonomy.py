@@ -24,8 +24,21 @@ def _rx(*phrases: str) -> re.Pattern[str]:
     return re.compile("|".join(f"(?:{p})" for p in phrases), re.IGNORECASE)
 
 
+# Settings problems whose messages also carry NDK or dependency words (a packaging
+# conflict between two libraries' `.so` files mentions CMake; a Jetifier transform
+# that ran out of memory sits inside "Could not resolve all files").
+_CONFIG_FIRST = _rx(
+    r"\d+ files found with path '",
+    r"More than one file was found with OS independent path",
+    r"MergeNativeLibs",
+    r"Java heap space|OutOfMemoryError|GC overhead limit exceeded|\bMetaspace\b",
+    r"insufficient memory for the Java Runtime",
+    r"incompatible Java [\d.]+ and Gradle",
+)
+
 _NDK = _rx(
     r"\bndk\b",
+    r"ninja: error:",
     r"ndk-build",
     r"\bcmake\b",
     r"externalNativeBuild",
@@ -111,6 +124,7 @@ _CONFIG_SPECIFIC = _rx(
     r"compileSdk(?:Version)? is not specified",
     r"Missing script: ",
     r"Android Gradle plugin requires",
+    r"\bcommand not found\b|: not found$|is not recognized as an internal or external command",
 )
 
 _LIBRARY = _rx(
@@ -141,6 +155,10 @@ _LIBRARY = _rx(
     r"\bERESOLVE\b|unable to resolve dependency tree",
     r"Cannot find module '[^']+'(?: or its corresponding type declarations)?",
     r"import [\w.]+ cannot be resolved",
+    r"fatal error: [\w/.+-]+\.h(?:pp|h|xx)?: No such file",
+    r"cannot find -l[\w.+-]+",
+    r"(?:Could not|Couldn't) resolve the package|Not found: 'package:",
+    r"Unable to resolve module (?![./])",
 )
 
 _RESOURCE = _rx(
@@ -157,6 +175,7 @@ _RESOURCE = _rx(
     r"google-services\.json",
     r"(?:file|directory) '[^']*' (?:does not exist|not found|is missing)",
     r"Cannot find (?:the )?(?:file|resource)",
+    r"Unable to resolve module [./]",
     r"\bmissing (?:file|resource)\b",
     r"does not exist",
 )
@@ -204,6 +223,7 @@ _CONFIG_GENERIC = _rx(
 )
 
 _RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("configuration", _CONFIG_FIRST),
     ("ndk", _NDK),
     ("test_failure", _TEST),
     ("configuration", _CONFIG_SPECIFIC),

@@ -73,7 +73,23 @@ _GRADLE_STATUS_ROW = re.compile(
     r"^\s*> (?:IDLE|:\S+|Starting Daemon|Connecting to Daemon|settings|loading|root project|project :"
     r"|Resolv|Download|Fetch|Configure project|Evaluat|Initializ)"
 )
-_CI_TIMESTAMP_IN_TEXT = re.compile(r"\n\ufeff?\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z? ")
+# What loggers, CI runners and wrappers put before each line, stripped so that the
+# parsers see the tool's own line starts: ISO timestamps, bare or bracketed (GitHub
+# Actions, Jenkins), clock times with milliseconds (Gradle --debug, Maven with a
+# timestamped logger), Gradle's `[ERROR] [logger.Name]`, flutter --verbose's
+# `[ +12 ms]` and stream labels such as `[stderr]` (EAS, some CI runners).
+_LINE_PREFIX_IN_TEXT = re.compile(
+    r"\n\ufeff?(?:"
+    r"\[?\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\]? "
+    r"|\d\d:\d\d:\d\d[.,]\d{3} "
+    r"|\[(?:ERROR|WARN|INFO|LIFECYCLE|QUIET|DEBUG)\] \[[a-z][\w.$]*\] ?"
+    r"|\[(?: {8}| *\+\d+ ms)\] "
+    r"|\[std(?:out|err)\] ?"
+    r")+"
+)
+# Any line starting in column 0; a log without one was pasted indented as a whole.
+_UNINDENTED = re.compile(r"\n[^\s]")
+_INDENT = re.compile(r"\n([ \t]+)\S")
 
 # The Debian build of Gradle 4.4.1 tries to load a Maven hook that is not installed
 # and prints a stack trace for it, sometimes many times; none of it is the user's error.
@@ -238,13 +254,28 @@ def clean_log(text: str) -> CleanLog:
         returns = (m.start() for m in re.finditer("\r", text))
         text = _rewrite_lines(text, returns, _resolve_overwrites)
     body = "\n" + text.removesuffix("\n")
-    # CI runners stamp every line, so the head of the log tells whether to strip.
-    if _CI_TIMESTAMP_IN_TEXT.search(body, 0, 65536):
-        body = _CI_TIMESTAMP_IN_TEXT.sub("\n", body)
+    # CI runners stamp every line, so the head of the log tells whether to strip;
+    # stream labels may first appear where the failure starts.
+    if _LINE_PREFIX_IN_TEXT.search(body, 0, 65536) or "\n[std" in body:
+        body = _LINE_PREFIX_IN_TEXT.sub("\n", body)
+    if len(body) > 1 and not _UNINDENTED.search(body):
+        body = _dedent(body)
     if _DEBIAN_HOOK in body:
         body = _drop_hook_traces(body)
     body = _NOISE_IN_TEXT.sub("\n" + _DROPPED, body)
     return CleanLog(body[1:].split("\n") if len(body) > 1 else [])
+
+
+def _dedent(body: str) -> str:
+    """Remove the indentation every line shares (a log pasted indented as a whole)."""
+    indents = {m.group(1) for m in _INDENT.finditer(body)}
+    if not indents:
+        return body
+    common = min(indents, key=len)
+    for indent in indents:
+        while not indent.startswith(common):
+            common = common[:-1]
+    return body.replace("\n" + common, "\n") if common else body
 
 
 def _drop_hook_traces(body: str) -> str:

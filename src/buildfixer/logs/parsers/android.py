@@ -16,7 +16,7 @@ from buildfixer.logs.parsers import Parser
 from buildfixer.logs.parsers.android_rules import LEAD, MAX_MESSAGE, RULES, Rule, aapt_category, dex_category
 from buildfixer.records import BuildError
 
-_NATIVE_CONTEXT = re.compile(r"ndk|externalNativeBuild|cmake|C/C\+\+:|CXX\d{4}|\.so\b|android", re.IGNORECASE)
+NATIVE_CONTEXT = re.compile(r"ndk|externalNativeBuild|cmake|C/C\+\+:|CXX\d{4}|\.so\b|android", re.IGNORECASE)
 # checkAarMetadata prints a numbered, word-wrapped paragraph per dependency.
 _AAR_PARAGRAPH = re.compile(r"^\s*(?:\d+\.\s+)?Dependency '[^']+' requires\b")
 # AGP's machine-readable error messages: `AGPBI: {"kind":"error","text":...,"tool":"D8"}`.
@@ -170,7 +170,7 @@ def parse(lines: list[str]) -> list[BuildError]:
             native.append(error)
         else:
             errors.append(error)
-    if native and _NATIVE_CONTEXT.search("\n".join(lines)):
+    if native and NATIVE_CONTEXT.search("\n".join(lines)):
         errors.extend(native)
         errors.sort(key=lambda e: e.log_line or 0)
     return errors

@@ -329,6 +329,7 @@ RULES: tuple[Rule, ...] = (
     _rule(
         "undefined reference to", r"(?P<msg>.*undefined reference to .+)", "ndk", "ndk", 7, native_only=True
     ),
+    _rule("ninja: error:", r"(?P<msg>ninja: error: .+)", "ndk", "ndk", 7),
     _rule("Build command failed", r"(?P<msg>Build command failed\..*)", "ndk", "ndk", 3),
     _rule("ndk-build", r"(?P<msg>.*ndk-build.*(?:failed|Error \d+).*)", "ndk", "ndk", 3),
 )

@@ -59,9 +59,22 @@ _GENERIC = re.compile(
 )
 
 _MAX_MESSAGE = 600
+# Headlines of a failure report that people paste (and IDEs show) without the
+# `* What went wrong:` line above them; read as a block of their own.
+_HEADLINES = (
+    "Execution failed for task '",
+    "Could not determine the dependencies of task",
+    "A problem occurred evaluating ",
+    "A problem occurred configuring ",
+    "Could not resolve all ",
+    "Plugin [id: ",
+    "Could not compile build file",
+    "Could not compile settings file",
+    "An exception occurred applying plugin request",
+)
 # Line starts the parser looks at, besides lines containing "FAILED" (the
 # numbered ones head the failures of a multi-failure report).
-_INTERESTING = ("* ", "FAILURE: ", "1: ", "2: ", "3: ", "4: ", "5: ", "6: ", "7: ", "8: ", "9: ")
+_INTERESTING = ("* ", "FAILURE: ", "1: ", "2: ", "3: ", "4: ", "5: ", "6: ", "7: ", "8: ", "9: ", *_HEADLINES)
 
 
 @dataclass
@@ -118,10 +131,13 @@ def _error(
     line: int | None = None,
     column: int | None = None,
 ) -> BuildError:
-    message = message if len(message) <= _MAX_MESSAGE else message[: _MAX_MESSAGE - 3] + "..."
+    category = classify(message, "gradle")
+    if len(message) > _MAX_MESSAGE:
+        # Keep the head (what failed) and the tail (the innermost cause).
+        message = message[: _MAX_MESSAGE * 2 // 3] + " ... " + message[-(_MAX_MESSAGE // 3) :]
     return BuildError(
         message=message,
-        category=classify(message, "gradle"),
+        category=category,
         tool="gradle",
         file=file,
         line=line,
@@ -248,6 +264,9 @@ def parse(lines: list[str]) -> list[BuildError]:
                     block.file, block.line = where
                 where = None
                 errors.extend(_block_errors(block))
+        elif line.startswith(_HEADLINES):
+            block, block_end = _read_block(lines, i)
+            errors.extend(_block_errors(block))
         elif line.startswith("FAILURE: ") or (line[:1].isdigit() and "Task failed" in line):
             where = None
         elif line.startswith("BUILD FAILED"):
@@ -272,6 +291,6 @@ def parse(lines: list[str]) -> list[BuildError]:
 
 PARSER = Parser(
     name="gradle",
-    triggers=("* What went wrong", "FAILED", "FAILURE: "),
+    triggers=("* What went wrong", "FAILED", "FAILURE: ", *_HEADLINES),
     parse=parse,
 )

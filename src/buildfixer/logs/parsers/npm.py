@@ -54,6 +54,13 @@ _TSC_LOCATED = re.compile(
     r" error (?P<code>TS\d+): (?P<msg>.+)"
 )
 _TSC_GLOBAL = re.compile(r"^\s*error (?P<code>TS\d+): (?P<msg>.+)")
+# webpack's TypeScript loaders: `ERROR in <file>[(line,col)]`, the diagnostic on the next line.
+_WEBPACK_HEADER = re.compile(
+    r"^\s*(?:\[tsl\] )?ERROR in (?P<file>\S+?)(?:\((?P<line>\d+),(?P<col>\d+)\))?\s*$"
+)
+_WEBPACK_TSC = re.compile(
+    r"^\s*(?:\((?P<line>\d+),(?P<col>\d+)\):? )?(?:error )?(?P<code>TS\d+): (?P<msg>.+)"
+)
 _TSC_MODULE = re.compile(r"Cannot find module '(?P<module>[^']+)'")
 
 # node: the `file.js:12` header above a thrown error's source line, and the error itself.
@@ -124,9 +131,9 @@ def _npm_block(lines: list[str], start: int) -> tuple[BuildError | None, int]:
     return None, index
 
 
-def _tsc(found: re.Match[str], index: int, lines: list[str]) -> BuildError:
+def _tsc(groups: dict[str, str | None], index: int, lines: list[str]) -> BuildError:
     """One tsc diagnostic; module resolution failures are dependency or file problems."""
-    code, message = found["code"], found["msg"].strip()
+    code, message = groups["code"] or "", (groups["msg"] or "").strip()
     category = "syntax"
     if code in ("TS2307", "TS2792") and (module := _TSC_MODULE.search(message)):
         category = "resource_missing" if _RELATIVE.match(module["module"]) else "library_unavailable"
@@ -136,7 +143,6 @@ def _tsc(found: re.Match[str], index: int, lines: list[str]) -> BuildError:
         category = "resource_missing"  # a file tsconfig.json names is absent
     elif code.startswith("TS5") or code in ("TS18003", "TS6046"):
         category = "configuration"  # compiler options and tsconfig.json
-    groups = found.groupdict()
     line, col = groups.get("line") or groups.get("line2"), groups.get("col") or groups.get("col2")
     # tsc puts the detail of a chained message on the next, indented line ("Type 'x' is ...").
     follow = lines[index + 1].strip() if index + 1 < len(lines) and lines[index + 1].startswith("  ") else ""
@@ -152,6 +158,24 @@ def _tsc(found: re.Match[str], index: int, lines: list[str]) -> BuildError:
         log_line=index,
         specificity=_tsc_specificity(code, bool(groups.get("file"))),
     )
+
+
+def _webpack_tsc(lines: list[str], index: int) -> BuildError | None:
+    """A diagnostic that webpack's TypeScript loaders print below an `ERROR in <file>` line.
+
+    ts-loader writes `ERROR in ./src/a.ts` then `(2,29): error TS2307: ...`; the
+    `[tsl]` form puts the position on the header and `TS2307: ...` on the next line.
+    """
+    if not 0 < index < len(lines):
+        return None
+    header = _WEBPACK_HEADER.match(lines[index - 1])
+    diagnostic = _WEBPACK_TSC.match(lines[index])
+    if not header or not diagnostic:
+        return None
+    groups = {**diagnostic.groupdict(), "file": header["file"]}
+    groups["line"] = groups["line"] or header["line"]
+    groups["col"] = groups["col"] or header["col"]
+    return _tsc(groups, index, lines)
 
 
 def _tsc_specificity(code: str, located: bool) -> int:
@@ -305,7 +329,10 @@ def parse(lines: list[str]) -> list[BuildError]:
         if " error TS" in text or "error TS" in text[:12]:
             found = _TSC_LOCATED.match(text) or _TSC_GLOBAL.match(text)
             if found:
-                errors.append(_tsc(found, index, lines))
+                errors.append(_tsc(found.groupdict(), index, lines))
+        elif "ERROR in" in text and "error TS" not in text and (webpack := _webpack_tsc(lines, index + 1)):
+            errors.append(webpack)
+            index += 1
         elif "Error" in text and (node := _NODE_ERROR.match(text)) and _has_js_stack(lines, index):
             errors.append(_node_error(lines, index, node))
         index += 1
@@ -316,6 +343,17 @@ def parse(lines: list[str]) -> list[BuildError]:
 
 PARSER = Parser(
     name="npm",
-    triggers=("npm ERR!", "npm error", "error TS", "Error", "not ok", "✖", "✕", "failing", "Tests:"),
+    triggers=(
+        "npm ERR!",
+        "npm error",
+        "error TS",
+        "ERROR in",
+        "Error",
+        "not ok",
+        "✖",
+        "✕",
+        "failing",
+        "Tests:",
+    ),
     parse=parse,
 )

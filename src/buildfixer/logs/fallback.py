@@ -1,0 +1,97 @@
+"""Last resort for logs no parser recognises: pick the lines that read like an error.
+
+Real logs are often fragments: a user pastes the few lines they think matter, an IDE
+shows a failure without the build tool's framing, a wrapper (node-gyp, a CI step)
+prints a tool's output in its own words. When no parser finds anything, the error is
+still usually one line that says what went wrong in words the taxonomy knows
+("Could not find artifact ...", "ninja: error: ...", "g++: command not found").
+
+Each candidate line is scored by what it says (a known category beats an unknown
+one), whether it is marked as an error, and whether it is only a summary ("BUILD
+FAILED", "exit code 1"); the best one, earliest among equals, leads.
+"""
+
+from __future__ import annotations
+
+import re
+
+from buildfixer.logs.taxonomy import classify
+from buildfixer.records import BuildError
+
+# Words that make a line worth classifying at all.
+_CANDIDATE = re.compile(
+    r"error|fail|could not|couldn't|cannot|can't|not found|missing|exception|incompatible"
+    r"|unsupported|unable|no such|denied|invalid|requires?\b|not supported|no matching",
+    re.IGNORECASE,
+)
+# An explicit error marker: `error:`, `[ERROR]`, `Error:`, `npm ERR!`, `ERESOLVE`, kotlinc's `e:`.
+_MARKED = re.compile(r"(?:^|[\s\[:(])(?:fatal )?(?:error|ERROR|Error)(?:[:!\]]| TS\d)|^e: |\bE[A-Z]{3,}\b")
+# Lines that only say that something failed, or where to look.
+_SUMMARY = re.compile(
+    r"BUILD FAIL|FAILURE: Build|Build failed with an exception|exit (?:code|status|value)|exited with"
+    r"|See above|see logs|for more information|Run with --|A complete log|--stacktrace|not ok\s*$"
+    r"|^\s*(?:\*\*\*|=+|-+)\s*$|failed with exit|Command failed|subprocess-exited|^> Task \S+ FAILED",
+    re.IGNORECASE,
+)
+# Stack frames and their trailers, which name exception classes without being errors;
+# notes, hints and warnings, which only comment on them.
+_FRAME = re.compile(r"^\s*(?:at |\.\.\. \d+ more|#\d+\s|\^|~+$|File \")")
+_ASIDE = re.compile(r"^\s*(?:note|hint|warning|w|\[WARNING\]|npm WARN|npm warn)\b:?", re.IGNORECASE)
+_CONTINUATION = re.compile(r"^\s+(?:>\s*)?\S|^\s*>\s*\S")
+
+_SCAN_LINES = 5000
+_MAX_MESSAGE = 600
+_MAX_CONTINUATION = 2
+_MAX_ERRORS = 10
+
+
+def _message(lines: list[str], index: int) -> str:
+    """The line, with the indented or `>` lines right below it that continue it."""
+    parts = [lines[index].strip()]
+    for text in lines[index + 1 : index + 1 + _MAX_CONTINUATION]:
+        if not _CONTINUATION.match(text) or _FRAME.match(text):
+            break
+        parts.append(text.strip().lstrip("> "))
+    return " ".join(parts)[:_MAX_MESSAGE]
+
+
+def scan(lines: list[str], tool: str | None) -> list[BuildError]:
+    """Errors read from lines that look like errors, for a log no parser understood.
+
+    Args:
+        lines: the cleaned log.
+        tool: who to name as reporter (the detected build system), or None.
+
+    Returns:
+        Up to ten errors in log order; specificity 2 to 5, so any parser's error
+        would outrank them.
+    """
+    start = max(0, len(lines) - _SCAN_LINES)
+    found: list[BuildError] = []
+    seen: set[str] = set()
+    for index in range(start, len(lines)):
+        text = lines[index]
+        if not _CANDIDATE.search(text) or _FRAME.match(text) or _ASIDE.match(text):
+            continue
+        stripped = text.strip()
+        if len(stripped) < 8 or stripped in seen:
+            continue
+        seen.add(stripped)
+        message = _message(lines, index)
+        category = classify(message, tool)
+        score = 2 + (2 if category != "other" else 0) + (1 if _MARKED.search(stripped) else 0)
+        if _SUMMARY.search(stripped):
+            score = 1
+        found.append(
+            BuildError(
+                message=message,
+                category=category,
+                tool=tool or "build",
+                log_line=index,
+                specificity=score,
+            )
+        )
+    if not found:
+        return []
+    best = sorted(found, key=lambda e: (-e.specificity, e.log_line or 0))[:_MAX_ERRORS]
+    return sorted(best, key=lambda e: e.log_line or 0)
