@@ -36,6 +36,8 @@ def print_build_result(result: BuildResult, analysis: Analysis | None, project: 
     jdk = f", JDK {result.jdk}" if result.jdk else ""
     out.print(f"[{style}]{result.status.upper()}[/] {result.build_system}{jdk} in {result.duration_s:.1f}s")
     out.print(f"[dim]$ {escape(' '.join(result.command))}[/]")
+    if result.environment.get("notes"):
+        out.print(f"[yellow]note:[/] {escape(result.environment['notes'])}")
     if result.errors:
         out.print(f"category: [magenta]{result.category}[/]")
         out.print("root error: " + _error_line(result.errors[0]))

@@ -77,6 +77,17 @@ def test_gradle_cleans_after_a_jdk_switch(tmp_path: Path) -> None:
     assert "clean" in gradle.plan(project, opts, Jdk(25, "/jdk25")).command
 
 
+def test_gradle_states_the_system_fallback_for_a_missing_wrapper(tmp_path: Path) -> None:
+    project = gradle_project(tmp_path)  # wrapper asks for 8.5, not unpacked anywhere
+    plan = gradle.plan(project, options(tmp_path), None)
+    assert gradle.wrapper_version(project) == "8.5"
+    assert plan.tools["gradle_wrapper"] == "8.5 (distribution not available here)"
+    assert plan.tools["gradle"].endswith("(system)")
+    assert len(plan.notes) == 1 and "Gradle 8.5" in plan.notes[0]
+    unpack_distribution(tmp_path / "cache" / "gradle")
+    assert gradle.plan(project, options(tmp_path), None).notes == []
+
+
 def test_maven_flags(tmp_path: Path) -> None:
     project = tmp_path / "m"
     project.mkdir()
@@ -99,6 +110,7 @@ def test_npm_install_scripts_and_placeholder_test(tmp_path: Path) -> None:
     (project / "package.json").write_text(json.dumps({"name": "n", "scripts": scripts}))
     plan = npm.plan(project, options(tmp_path), None)
     assert [s.argv[1] for s in plan.steps] == ["ci", "run", "test"]
+    assert plan.env["npm_config_cache"] == str(tmp_path / "cache" / "npm")  # no ~/.npm/_logs
 
 
 def test_python_installs_test_extra_and_runs_pytest(tmp_path: Path) -> None:
@@ -109,9 +121,36 @@ def test_python_installs_test_extra_and_runs_pytest(tmp_path: Path) -> None:
     )
     plan = python.plan(project, options(tmp_path), None)
     argvs = [" ".join(s.argv) for s in plan.steps]
-    assert any(a.endswith("-e .[test]") for a in argvs)
+    assert any(a.endswith("-e .[test] pytest") for a in argvs)
     assert any("compileall" in a for a in argvs)
     assert argvs[-1].endswith("-m pytest -q -p no:cacheprovider")
+
+
+def test_python_dependency_group_is_not_mistaken_for_an_extra(tmp_path: Path) -> None:
+    # PEP 735 groups (pallets projects): `tests = [...]` there is no extra of the package.
+    project = tmp_path / "py"
+    (project / "tests").mkdir(parents=True)
+    (project / "pyproject.toml").write_text(
+        '[project]\nname = "py"\n[dependency-groups]\nbase = ["freezegun"]\n'
+        'tests = [{include-group = "base"}, "pytest>=8"]\n'
+    )
+    argvs = [s.argv for s in python.plan(project, options(tmp_path), None).steps]
+    install = next(a for a in argvs if "-e" in a)
+    assert install[install.index("-e") + 1 :] == [".", "freezegun", "pytest>=8", "pytest"]
+
+
+def test_python_requirements_only_project(tmp_path: Path) -> None:
+    # A script repository: requirements.txt and a tool-settings pyproject, nothing to pip install.
+    project = tmp_path / "app"
+    project.mkdir()
+    (project / "requirements.txt").write_text("requests\n")
+    (project / "test_app.py").write_text("def test_x():\n    pass\n")
+    assert detect_build_system(project) == "python"
+    (project / "pyproject.toml").write_text("[tool.ruff]\nline-length = 100\n")
+    argvs = [s.argv for s in python.plan(project, options(tmp_path), None).steps]
+    assert not any("-e" in a for a in argvs)
+    assert argvs[1][-2:] == ["-r", "requirements.txt"] and argvs[2][-1] == "pytest"
+    assert argvs[-1][-4:] == ["pytest", "-q", "-p", "no:cacheprovider"]
 
 
 @pytest.mark.parametrize(
@@ -134,3 +173,68 @@ def test_detection_refuses_an_unknown_project(tmp_path: Path) -> None:
     (tmp_path / "Makefile").write_text("all:\n")
     with pytest.raises(BuildfixerError, match="no recognisable build"):
         detect_build_system(tmp_path)
+
+
+def test_pnpm_and_yarn_projects_go_through_corepack(tmp_path: Path) -> None:
+    project = tmp_path / "n"
+    project.mkdir()
+    (project / "package.json").write_text(json.dumps({"name": "n", "scripts": {"test": "pnpm run /^t:/"}}))
+    (project / "pnpm-lock.yaml").write_text("lockfileVersion: '9.0'\n")
+    assert npm.package_manager(project) == "pnpm"
+    plan = npm.plan(project, options(tmp_path), None)
+    if plan.tools.get("pnpm") != "via corepack":
+        pytest.skip("corepack is not installed")
+    assert plan.steps[0].argv[1:3] == ["enable", "--install-directory"]
+    assert plan.steps[1].argv[0].endswith("/pnpm") and "--frozen-lockfile" in plan.steps[1].argv
+    assert plan.command[0].endswith("/pnpm") and plan.command[1:] == ["test"]
+    assert plan.env["COREPACK_HOME"].startswith(str(tmp_path / "cache"))
+    assert plan.env["COREPACK_ENABLE_AUTO_PIN"] == "0"  # never edits package.json
+    assert "pnpm" in plan.notes[0]
+    (project / "package.json").write_text(json.dumps({"name": "n", "packageManager": "yarn@1.22.22"}))
+    assert npm.package_manager(project) == "yarn"
+
+
+def test_nested_projects_are_named_when_the_root_has_no_build(tmp_path: Path) -> None:
+    for sub in ("complete", "initial"):
+        (tmp_path / sub).mkdir()
+        (tmp_path / sub / "build.gradle").write_text("")
+    (tmp_path / ".hidden").mkdir()
+    (tmp_path / ".hidden" / "pom.xml").write_text("")
+    with pytest.raises(BuildfixerError, match=r"one level down: complete, initial \(pass one as PATH\)"):
+        detect_build_system(tmp_path)
+
+
+def test_result_reports_the_failing_step_and_notes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from buildfixer.build.api import run_build
+    from buildfixer.build.plan import Plan
+    from buildfixer.build.runner import Step
+
+    steps = [Step(["sh", "-c", "exit 3"]), Step(["true"])]
+    monkeypatch.setattr(npm, "plan", lambda *_: Plan("npm", steps, notes=["a note"]))
+    (tmp_path / "package.json").write_text("{}")
+    result = run_build(tmp_path, options(tmp_path))
+    assert result.status == "failure" and result.command == ["sh", "-c", "exit 3"]
+    assert result.environment["notes"] == "a note"
+
+
+def test_maven_states_the_system_fallback_for_a_missing_wrapper(tmp_path: Path) -> None:
+    project = tmp_path / "m"
+    (project / ".mvn" / "wrapper").mkdir(parents=True)
+    (project / "pom.xml").write_text("<project/>")
+    (project / "mvnw").write_text("#!/bin/sh\n")
+    url = "https://repo.maven.apache.org/maven2/org/apache/maven/apache-maven/3.9.99/apache-maven-3.9.99-bin.zip"
+    (project / ".mvn" / "wrapper" / "maven-wrapper.properties").write_text(f"distributionUrl={url}\n")
+    plan = maven.plan(project, options(tmp_path), None)
+    assert maven.wrapper_version(project) == "3.9.99" and plan.command[0] != "sh"
+    assert plan.tools["maven_wrapper"] == "3.9.99 (distribution not downloaded)"
+    assert "Maven 3.9.99" in plan.notes[0]
+
+
+def test_gradle_says_when_system_gradle_cannot_read_kotlin_scripts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(gradle, "_system_has_kotlin_dsl", lambda: False)
+    project = tmp_path / "k"
+    project.mkdir()
+    (project / "settings.gradle.kts").write_text('rootProject.name = "k"\n')
+    assert "settings.gradle.kts cannot be evaluated" in gradle.plan(project, options(tmp_path), None).notes[0]

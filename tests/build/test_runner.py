@@ -75,6 +75,9 @@ def test_kill_owned_finds_processes_by_environment(tmp_path: Path) -> None:
         start_new_session=True,
     )
     try:
+        deadline = time.monotonic() + 10
+        while owned_pids(owner) != [proc.pid] and time.monotonic() < deadline:
+            time.sleep(0.05)  # until exec: the child still shows its parent's environment
         assert owned_pids(owner) == [proc.pid]
         assert kill_owned(owner) == 1
         assert proc.wait(timeout=10) != 0

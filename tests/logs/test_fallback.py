@@ -53,3 +53,20 @@ def test_the_scan_adds_the_cause_when_gradle_only_reports_a_failed_process():
     assert analysis.root is not None
     assert "Unable to resolve module ./theme/colors" in analysis.root.message
     assert analysis.category == "resource_missing"
+
+
+def test_passing_checks_warnings_and_step_headers_are_not_errors() -> None:
+    from buildfixer.logs.analyze import analyze_text
+
+    log = "\n".join(
+        [
+            "$ /usr/bin/npm test --cache /tmp/failure-cache",
+            " WARN  Unsupported engine: wanted node >=26 (current 20)",
+            "  ✔ shows an error on unknown argument (3ms)",
+            "ℹ fail 0",
+            "  Package size limit has exceeded by 2 B",
+        ]
+    )
+    messages = [e.message for e in analyze_text(log).errors]
+    assert messages and "exceeded by 2 B" in messages[0]
+    assert not any("✔" in m or "WARN" in m or "fail 0" in m or m.startswith("$") for m in messages)

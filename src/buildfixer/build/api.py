@@ -29,10 +29,31 @@ def detect_build_system(project: Path) -> str:
     for name, module in SYSTEMS.items():
         if module.detect(project):
             return name
+    if python.detect_requirements_only(project):
+        return "python"
+    nested = [p.name for p in nested_projects(project)]
+    hint = f"; builds one level down: {', '.join(nested)} (pass one as PATH)" if nested else ""
     raise BuildfixerError(
         f"no recognisable build in {project} (looked for build.gradle[.kts], settings.gradle[.kts], "
-        "pom.xml, pyproject.toml, setup.py, setup.cfg, package.json)"
+        f"pom.xml, pyproject.toml, setup.py, setup.cfg, package.json, requirements.txt){hint}"
     )
+
+
+def nested_projects(project: Path) -> list[Path]:
+    """Buildable directories one level below a root that has no build of its own.
+
+    Samples and repositories holding several variants look like this; hidden and vendored
+    directories are skipped.
+    """
+    children = sorted(project.iterdir()) if project.is_dir() else []
+    return [
+        child
+        for child in children
+        if child.is_dir()
+        and not child.name.startswith(".")
+        and child.name != "node_modules"
+        and any(module.detect(child) for module in SYSTEMS.values())
+    ]
 
 
 def resolve_jdk(version: int | None) -> Jdk | None:
@@ -57,7 +78,7 @@ def run_build(project: Path, options: BuildOptions | None = None, system: str | 
     log_path = (
         options.log_path or state / "logs" / f"build-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.log"
     )
-    command = list(plan.command)  # reported without the sandbox wrapper
+    argvs = [list(step.argv) for step in plan.steps]  # reported without the sandbox wrapper
     if options.sandbox:
         writable = [project, options.cache_dir, state]
         for step in plan.steps:
@@ -74,6 +95,8 @@ def run_build(project: Path, options: BuildOptions | None = None, system: str | 
         for stamp, value in step.stamps.items():  # e.g. dependencies installed: reusable next time
             stamp.parent.mkdir(parents=True, exist_ok=True)
             stamp.write_text(value)
+    # The command that decided the verdict: the failing step, else the main (last) one.
+    command = argvs[len(run.steps_run) - 1] if run.failed_step and run.steps_run else list(plan.command)
     status: Status = "timeout" if run.timed_out else "success" if run.exit_code == 0 else "failure"
     if run.exit_code == 127 and run.failed_step:
         status = "error"  # the build tool itself could not be started
@@ -85,6 +108,8 @@ def run_build(project: Path, options: BuildOptions | None = None, system: str | 
         "warm": str(options.warm).lower(),
         "sandbox": str(options.sandbox).lower(),
     }
+    if plan.notes:
+        environment["notes"] = "; ".join(plan.notes)
     return BuildResult(
         status=status,
         exit_code=run.exit_code,

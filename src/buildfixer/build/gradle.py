@@ -35,20 +35,32 @@ def is_android(project: Path) -> bool:
     return False
 
 
+def wrapper_zip(project: Path) -> str | None:
+    """File name of the distribution the wrapper asks for (`gradle-8.5-bin.zip`), if any."""
+    props = project / "gradle" / "wrapper" / "gradle-wrapper.properties"
+    try:
+        found = _DIST_URL.search(props.read_text(errors="replace"))
+    except OSError:
+        return None
+    return found.group(1).strip().replace("\\:", ":").rsplit("/", 1)[-1] if found else None
+
+
+def wrapper_version(project: Path) -> str | None:
+    """Gradle version the wrapper asks for (`8.5`), if the project has a wrapper."""
+    zip_name = wrapper_zip(project)
+    found = re.fullmatch(r"gradle-(.+?)(-bin|-all)?\.zip", zip_name or "")
+    return found.group(1) if found else None
+
+
 def wrapper_distribution(project: Path, gradle_homes: list[Path]) -> Path | None:
     """Home of the wrapper's Gradle distribution when it is already unpacked in one of the homes.
 
     The wrapper keeps `<home>/wrapper/dists/gradle-8.5-bin/<hash>/gradle-8.5/`; the hash is of
     the URL, so any hash directory holding an unpacked, completed (`.ok`) copy will do.
     """
-    props = project / "gradle" / "wrapper" / "gradle-wrapper.properties"
-    try:
-        found = _DIST_URL.search(props.read_text(errors="replace"))
-    except OSError:
+    zip_name = wrapper_zip(project)
+    if not zip_name:
         return None
-    if not found:
-        return None
-    zip_name = found.group(1).strip().replace("\\:", ":").rsplit("/", 1)[-1]  # gradle-8.5-bin.zip
     dist_name = zip_name.removesuffix(".zip")
     unpacked = re.sub(r"-(bin|all)$", "", dist_name)
     for home in gradle_homes:
@@ -64,6 +76,7 @@ def plan(project: Path, options: BuildOptions, jdk: Jdk | None) -> Plan:
     state = options.state_for(project)
     dist = wrapper_distribution(project, [user_home, Path.home() / ".gradle"])
     tools: dict[str, str] = {}
+    notes: list[str] = []
     if dist is not None and (project / "gradlew").is_file() and dist.is_relative_to(user_home):
         launcher = ["sh", "gradlew"]  # the wrapper finds its distribution in our user home
         tools["gradle"] = f"{dist.name.removeprefix('gradle-')} (wrapper)"
@@ -72,7 +85,24 @@ def plan(project: Path, options: BuildOptions, jdk: Jdk | None) -> Plan:
         tools["gradle"] = f"{dist.name.removeprefix('gradle-')} (wrapper distribution)"
     else:
         launcher = [executable("gradle") or "gradle"]
-        tools["gradle"] = version_from_jar_dir("gradle", "gradle-launcher")
+        system_version = version_from_jar_dir("gradle", "gradle-launcher")
+        tools["gradle"] = system_version
+        wanted = wrapper_version(project)
+        if wanted and wanted != system_version:
+            # Wrapper distributions are never downloaded: say so, since a version gap can be
+            # the whole reason the build fails here.
+            tools["gradle"] = f"{system_version} (system)"
+            tools["gradle_wrapper"] = f"{wanted} (distribution not available here)"
+            notes.append(
+                f"the Gradle wrapper asks for Gradle {wanted}, whose distribution is not available "
+                f"here; built with the system Gradle {system_version} instead"
+            )
+    kts = [n for n in BUILD_FILES if n.endswith(".kts") and (project / n).is_file()]
+    if dist is None and kts and not _system_has_kotlin_dsl():
+        notes.append(
+            f"this Gradle has no Kotlin DSL (Debian's build lacks it): {', '.join(kts)} "
+            "cannot be evaluated, so the build below is not the project's"
+        )
     tasks = options.tasks or (["assembleDebug"] if is_android(project) else ["build"])
     flags = ["--console=plain", f"-Dorg.gradle.daemon.idletimeout={_DAEMON_IDLE_MS}"]
     flags.append("--daemon" if options.warm else "--no-daemon")
@@ -95,7 +125,14 @@ def plan(project: Path, options: BuildOptions, jdk: Jdk | None) -> Plan:
         # and a project switched to another JDK does not reuse a daemon of the old one.
         "GRADLE_OPTS": f"-Dorg.gradle.daemon.registry.base={state / 'gradle-daemons'}",
     }
-    return Plan("gradle", steps, env, tools)
+    return Plan("gradle", steps, env, tools, notes)
+
+
+def _system_has_kotlin_dsl() -> bool:
+    """Whether the system Gradle can read `*.gradle.kts` (Debian's packaged 4.4.1 cannot)."""
+    path = executable("gradle")
+    lib = Path(path).resolve().parent.parent / "lib" if path else None
+    return bool(lib and any(lib.glob("gradle-kotlin-dsl*.jar")))
 
 
 def _jdk_changed(state: Path, jdk: Jdk | None) -> bool:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import re
 import shutil
 import subprocess
 from functools import cache
@@ -15,6 +17,8 @@ from buildfixer.build.runner import Step
 from buildfixer.errors import BuildfixerError
 
 _LOCKFILES = ["package-lock.json", "npm-shrinkwrap.json"]
+# Lockfiles of the other package managers, which npm does not read; corepack provides them.
+_OTHER_LOCKFILES = {"pnpm-lock.yaml": "pnpm", "yarn.lock": "yarn"}
 # `npm init` writes this test script; it always fails and means "no tests".
 _PLACEHOLDER_TEST = "no test specified"
 
@@ -34,36 +38,109 @@ def scripts(project: Path) -> dict[str, str]:
     return {k: v for k, v in found.items() if isinstance(v, str)} if isinstance(found, dict) else {}
 
 
+def package_manager(project: Path) -> str:
+    """npm, pnpm or yarn: the `packageManager` field, else the lockfile present, else npm."""
+    try:
+        data = json.loads((project / "package.json").read_text(errors="replace"))
+        declared = data.get("packageManager") if isinstance(data, dict) else None
+    except (OSError, ValueError):
+        declared = None
+    found = re.match(r"(npm|pnpm|yarn)@", declared) if isinstance(declared, str) else None
+    if found:
+        return found.group(1)
+    if any((project / name).is_file() for name in _LOCKFILES):
+        return "npm"
+    return next((pm for lock, pm in _OTHER_LOCKFILES.items() if (project / lock).is_file()), "npm")
+
+
 def plan(project: Path, options: BuildOptions, jdk: Jdk | None) -> Plan:
     """Install dependencies (skipped in warm mode when the lockfile is unchanged), then build and test."""
     npm = executable("npm")
     if npm is None:
         raise BuildfixerError("npm is not installed (needed to build a package.json project)")
-    has_lock = any((project / name).is_file() for name in _LOCKFILES)
     state = options.state_for(project)
-    digest = files_digest(project, ["package.json", *_LOCKFILES])
+    digest = files_digest(project, ["package.json", *_LOCKFILES, *_OTHER_LOCKFILES])
     stamp = state / "node-modules.sha256"
-    common = ["--no-audit", "--no-fund", "--cache", str(options.cache_dir / "npm")]
-    if options.offline:
-        common.append("--offline")
+    manager = package_manager(project)
     steps: list[Step] = []
+    env: dict[str, str] = {}
+    tools = {"node": _version("node"), "npm": _version("npm")}
+    notes: list[str] = []
+    corepack = executable("corepack")
+    enable: Step | None = None
+    if manager != "npm" and corepack is None:
+        notes.append(
+            f"the project uses {manager}, but corepack is not installed to provide it: "
+            f"installed with npm instead, without the {manager} lockfile"
+        )
+        manager = "npm"
+    if manager == "npm":
+        run = [npm]
+        has_lock = any((project / name).is_file() for name in _LOCKFILES)
+        install = [npm, "ci" if has_lock else "install", "--no-audit", "--no-fund"]
+        install += ["--cache", str(options.cache_dir / "npm")]
+        install += ["--offline"] if options.offline else []
+    else:
+        assert corepack is not None
+        enable, run, install, env = _corepack_plan(corepack, manager, state, options)
+        tools[manager] = "via corepack"
+        notes.append(
+            f"the project uses {manager}: installed and run with {manager} through corepack"
+            + ("; offline, this needs corepack's copy of it cached" if options.offline else "")
+        )
     installed = (project / "node_modules").is_dir() and stamp_matches(stamp, digest)
+    if enable is not None and not (options.warm and installed and Path(run[0]).exists()):
+        steps.append(enable)
     if not (options.warm and installed):
         if not options.warm:
             shutil.rmtree(project / "node_modules", ignore_errors=True)
-        steps.append(Step([npm, "ci" if has_lock else "install", *common], stamps={stamp: digest}))
+        steps.append(Step(install, stamps={stamp: digest}))
     if options.tasks:  # explicit scripts replace the default build and test
-        steps += [Step([npm, "run", task]) for task in options.tasks]
+        steps += [Step([*run, "run", task]) for task in options.tasks]
     else:
         available = scripts(project)
         if "build" in available:
-            steps.append(Step([npm, "run", "build"]))
+            steps.append(Step([*run, "run", "build"]))
         test = available.get("test", "")
         if test and _PLACEHOLDER_TEST not in test:
-            steps.append(Step([npm, "test"]))
+            steps.append(Step([*run, "test"]))
     if not steps:  # warm, installed, nothing to run: check the installation is still sound
         steps.append(Step([npm, "ls", "--depth=0"]))
-    return Plan("npm", steps, {}, {"node": _version("node"), "npm": _version("npm")})
+    # Every npm call (scripts too, not only the install) keeps its cache and debug logs with ours.
+    env = {"npm_config_cache": str(options.cache_dir / "npm"), **env}
+    return Plan("npm", steps, env, tools, notes)
+
+
+def _corepack_plan(
+    corepack: str, manager: str, state: Path, options: BuildOptions
+) -> tuple[Step, list[str], list[str], dict[str, str]]:
+    """Enable step, launcher, install command and environment of a pnpm or yarn project.
+
+    corepack fetches the package manager from the npm registry (once, into our cache) and puts
+    a `pnpm`/`yarn` shim on PATH, which the project's own scripts call too.
+    """
+    shims = state / "corepack-bin"
+    shims.mkdir(parents=True, exist_ok=True)
+    enable = Step([corepack, "enable", "--install-directory", str(shims), manager])
+    run = [str(shims / manager)]
+    env = {
+        "COREPACK_HOME": str(options.cache_dir / "corepack"),
+        "COREPACK_ENABLE_DOWNLOAD_PROMPT": "0",
+        "COREPACK_ENABLE_AUTO_PIN": "0",  # never write `packageManager` into the project
+        # The version this corepack knows (and can verify); "latest" may be signed with keys
+        # newer than it knows, which fails the download. A `packageManager` field still wins.
+        "COREPACK_DEFAULT_TO_LATEST": "0",
+        "YARN_CACHE_FOLDER": str(options.cache_dir / "yarn"),
+        "PATH": f"{shims}{os.pathsep}{os.environ.get('PATH', '')}",
+    }
+    if options.offline:
+        env["COREPACK_ENABLE_NETWORK"] = "0"
+    install = [*run, "install"]
+    if manager == "pnpm":
+        install += ["--frozen-lockfile", "--store-dir", str(options.cache_dir / "pnpm-store")]
+    if options.offline:
+        install.append("--offline")
+    return enable, run, install, env
 
 
 @cache

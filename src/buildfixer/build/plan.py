@@ -24,12 +24,15 @@ class Plan:
         steps: Commands run in order; the first failure ends the build.
         env: Variables set on top of the inherited environment.
         tools: Tool name -> version, recorded in the BuildResult.
+        notes: What the user should know about how this build differs from the project's own
+            (e.g. system Gradle instead of the wrapper's version); recorded and printed.
     """
 
     build_system: str
     steps: list[Step]
     env: dict[str, str] = field(default_factory=dict)
     tools: dict[str, str] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
 
     @property
     def command(self) -> list[str]:

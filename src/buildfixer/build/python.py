@@ -6,7 +6,9 @@ import os
 import re
 import shutil
 import sys
+import tomllib
 from pathlib import Path
+from typing import Any
 
 from buildfixer.build.jdk import Jdk
 from buildfixer.build.options import BuildOptions
@@ -14,7 +16,8 @@ from buildfixer.build.plan import Plan, files_digest, stamp_matches
 from buildfixer.build.runner import Step
 
 MARKERS = ("pyproject.toml", "setup.py", "setup.cfg")
-_DEPENDENCY_FILES = ["pyproject.toml", "setup.py", "setup.cfg", "requirements.txt", "requirements-dev.txt"]
+_REQUIREMENTS = ["requirements.txt", "requirements-dev.txt", "requirements-test.txt", "test-requirements.txt"]
+_DEPENDENCY_FILES = ["pyproject.toml", "setup.py", "setup.cfg", *_REQUIREMENTS]
 _TEST_EXTRAS = ("test", "tests", "testing", "dev")
 # Never byte-compile these: environments, outputs, VCS and tool caches.
 _COMPILE_EXCLUDE = r"(^|/)(\.[^/]+|venv|env|build|dist|node_modules|__pycache__)(/|$)"
@@ -25,17 +28,70 @@ def detect(project: Path) -> bool:
     return any((project / name).is_file() for name in MARKERS)
 
 
-def _test_extra(project: Path) -> str | None:
-    """The optional-dependencies group that holds the test tools, if the project declares one."""
+def detect_requirements_only(project: Path) -> bool:
+    """Weaker sign, checked after every other system: only a requirements file (scripts, apps)."""
+    return any((project / name).is_file() for name in _REQUIREMENTS)
+
+
+def _pyproject(project: Path) -> dict[str, Any] | None:
+    """pyproject.toml as a table; None when absent or not valid TOML (pip will report that)."""
+    try:
+        return tomllib.loads((project / "pyproject.toml").read_text(errors="replace"))
+    except (OSError, tomllib.TOMLDecodeError):
+        return None
+
+
+def installable(project: Path) -> bool:
+    """Whether `pip install .` makes sense.
+
+    It does with setup.py/setup.cfg or a pyproject that declares a project or a build backend;
+    a pyproject holding only tool settings (ruff, pytest) is no package.
+    """
+    if (project / "setup.py").is_file() or (project / "setup.cfg").is_file():
+        return True
+    data = _pyproject(project)
+    if data is None:
+        return (project / "pyproject.toml").is_file()  # broken TOML: let pip say so
+    return "project" in data or "build-system" in data
+
+
+def _group(groups: dict[str, Any], name: str, seen: frozenset[str] = frozenset()) -> list[str]:
+    """Requirements of a PEP 735 dependency group, `{include-group = ...}` entries expanded."""
+    found: list[str] = []
+    for item in groups.get(name, []) if name not in seen else []:
+        if isinstance(item, str):
+            found.append(item)
+        elif isinstance(item, dict) and isinstance(item.get("include-group"), str):
+            found += _group(groups, item["include-group"], seen | {name})
+    return found
+
+
+def _test_dependencies(project: Path) -> tuple[str | None, list[str]]:
+    """The extra that holds the test tools, else the requirements of such a dependency group.
+
+    PEP 735 groups are expanded here because this venv's pip predates `pip install --group`.
+    """
+    data = _pyproject(project)
+    if data is not None:
+        project_table = data.get("project")
+        extras = project_table.get("optional-dependencies", {}) if isinstance(project_table, dict) else {}
+        groups = data.get("dependency-groups", {})
+        for name in _TEST_EXTRAS:
+            if isinstance(extras, dict) and name in extras:
+                return name, []
+        for name in _TEST_EXTRAS:
+            if isinstance(groups, dict) and name in groups:
+                return None, _group(groups, name)
+    # setup.cfg [options.extras_require] or setup.py extras_require={...}: no parser, a pattern.
     text = ""
-    for name in ("pyproject.toml", "setup.cfg", "setup.py"):
+    for name in ("setup.cfg", "setup.py"):
         path = project / name
         if path.is_file():
             text += path.read_text(errors="replace")
     for extra in _TEST_EXTRAS:
         if re.search(rf"^\s*['\"]?{extra}['\"]?\s*[=:]", text, re.MULTILINE):
-            return extra
-    return None
+            return extra, []
+    return None, []
 
 
 def has_tests(project: Path) -> bool:
@@ -59,21 +115,24 @@ def plan(project: Path, options: BuildOptions, jdk: Jdk | None) -> Plan:
     pip = [python, "-m", "pip", "install", "--disable-pip-version-check", "--progress-bar", "off"]
     if options.offline:
         pip.append("--no-index")
-    extra = _test_extra(project)
-    # Editable: tracebacks then point at the project's own files, which is where a fix goes.
-    target = f".[{extra}]" if extra else "."
+    extra, group = _test_dependencies(project)
+    tests = has_tests(project)
+    # pytest joins the same install (free when an extra or group already brings it).
+    more = [*group, *(["pytest"] if tests else [])]
     steps: list[Step] = []
     if not reuse:
         steps.append(Step([sys.executable, "-m", "venv", str(venv)], label=f"python -m venv {venv.name}"))
-        for req in ("requirements.txt", "requirements-dev.txt"):
+        for req in _REQUIREMENTS:
             if (project / req).is_file():
                 steps.append(Step([*pip, "-r", req]))
-        steps.append(Step([*pip, "-e", target]))
-        if has_tests(project) and not extra:
-            steps.append(Step([*pip, "pytest"]))
+        if installable(project):
+            # Editable: tracebacks then point at the project's own files, where a fix goes.
+            steps.append(Step([*pip, "-e", f".[{extra}]" if extra else ".", *more]))
+        elif more:
+            steps.append(Step([*pip, *more]))
         steps[-1].stamps[stamp] = digest  # installation complete: a warm build may reuse it
     steps.append(Step([python, "-m", "compileall", "-q", "-x", _COMPILE_EXCLUDE, "."]))
-    if has_tests(project):
+    if tests:
         steps.append(Step([python, "-m", "pytest", "-q", "-p", "no:cacheprovider"]))
     env = {
         "PIP_CACHE_DIR": str(options.cache_dir / "pip"),

@@ -21,7 +21,7 @@ from buildfixer.records import BuildError
 # Words that make a line worth classifying at all.
 _CANDIDATE = re.compile(
     r"error|fail|could not|couldn't|cannot|can't|not found|missing|exception|incompatible"
-    r"|unsupported|unable|no such|denied|invalid|requires?\b|not supported|no matching",
+    r"|unsupported|unable|no such|denied|invalid|requires?\b|not supported|no matching|exceeded",
     re.IGNORECASE,
 )
 # An explicit error marker: `error:`, `[ERROR]`, `Error:`, `npm ERR!`, `ERESOLVE`, kotlinc's `e:`.
@@ -36,7 +36,11 @@ _SUMMARY = re.compile(
 # Stack frames and their trailers, which name exception classes without being errors;
 # notes, hints and warnings, which only comment on them.
 _FRAME = re.compile(r"^\s*(?:at |\.\.\. \d+ more|#\d+\s|\^|~+$|File \")")
-_ASIDE = re.compile(r"^\s*(?:note|hint|warning|w|\[WARNING\]|npm WARN|npm warn)\b:?", re.IGNORECASE)
+_ASIDE = re.compile(r"^\s*(?:note|hint|warning|warn|w|\[WARNING\]|npm WARN|npm warn)\b:?", re.IGNORECASE)
+# Passing checks of test runners ("✔ shows an error on bad input") only mention errors.
+_PASSED = re.compile(
+    r"(?:^|\s)(?:✔|✓|√)\s|^\s*ok \d+ |\bPASS(?:ED)?\b|\b(?:fail|failed|failures|errors?):? 0\b"
+)
 _CONTINUATION = re.compile(r"^\s+(?:>\s*)?\S|^\s*>\s*\S")
 
 _SCAN_LINES = 5000
@@ -72,6 +76,8 @@ def scan(lines: list[str], tool: str | None) -> list[BuildError]:
     for index in range(start, len(lines)):
         text = lines[index]
         if not _CANDIDATE.search(text) or _FRAME.match(text) or _ASIDE.match(text):
+            continue
+        if text.startswith("$ ") or _PASSED.search(text):  # our step header; a passing test
             continue
         stripped = text.strip()
         if len(stripped) < 8 or stripped in seen:

@@ -78,6 +78,7 @@ _CONFIG_SPECIFIC = _rx(
     r"release version \d+ not supported",
     r"(?:Source|Target) option \S+ is no longer supported",
     r"Unsupported class file major version",
+    r"Setting a Security Manager is not supported",  # an old tool on JDK 24+
     r"class file (?:has wrong )?version \d+",
     r"compiled by a more recent version of the Java",
     r"UnsupportedClassVersionError",
@@ -151,7 +152,7 @@ _LIBRARY = _rx(
     r"ModuleNotFoundError|No module named ",
     r"Could not find a version that satisfies the requirement",
     r"No matching distribution found",
-    r"\bE404\b|\b404 Not Found\b|is not in (?:the|this) (?:npm )?registry",
+    r"\bE404\b|\b404 Not Found\b|Not Found - 404|ERR_PNPM_FETCH_404|is not in (?:the|this) (?:npm )?registry",
     r"\bERESOLVE\b|unable to resolve dependency tree",
     r"Cannot find module '[^']+'(?: or its corresponding type declarations)?",
     r"import [\w.]+ cannot be resolved",
