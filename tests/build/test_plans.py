@@ -238,3 +238,14 @@ def test_gradle_says_when_system_gradle_cannot_read_kotlin_scripts(
     project.mkdir()
     (project / "settings.gradle.kts").write_text('rootProject.name = "k"\n')
     assert "settings.gradle.kts cannot be evaluated" in gradle.plan(project, options(tmp_path), None).notes[0]
+
+
+def test_gradle_notes_a_jdk_newer_than_it_runs_on(tmp_path: Path) -> None:
+    from buildfixer.build.jdk import Jdk
+
+    project = gradle_project(tmp_path)
+    unpack_distribution(tmp_path / "cache" / "gradle")  # wrapper Gradle 8.5: runs on Java 21 at most
+    on_21 = gradle.plan(project, options(tmp_path), Jdk(21, "/jdk21"))
+    assert not on_21.notes
+    on_25 = gradle.plan(project, options(tmp_path), Jdk(25, "/jdk25"))
+    assert any("Gradle 8.5 runs on Java 21 at most" in note for note in on_25.notes)

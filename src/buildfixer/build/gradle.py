@@ -103,6 +103,12 @@ def plan(project: Path, options: BuildOptions, jdk: Jdk | None) -> Plan:
             f"this Gradle has no Kotlin DSL (Debian's build lacks it): {', '.join(kts)} "
             "cannot be evaluated, so the build below is not the project's"
         )
+    running = tools["gradle"].split()[0]
+    if jdk is not None and (limit := _java_limit(running, system=dist is None)) and jdk.version > limit:
+        notes.append(
+            f"Gradle {running} runs on Java {limit} at most, not on JDK {jdk.version}: tasks may fail "
+            "for that reason alone (on JDK 24+, test workers stop at 'Security Manager is not supported')"
+        )
     tasks = options.tasks or (["assembleDebug"] if is_android(project) else ["build"])
     flags = ["--console=plain", f"-Dorg.gradle.daemon.idletimeout={_DAEMON_IDLE_MS}"]
     flags.append("--daemon" if options.warm else "--no-daemon")
@@ -126,6 +132,31 @@ def plan(project: Path, options: BuildOptions, jdk: Jdk | None) -> Plan:
         "GRADLE_OPTS": f"-Dorg.gradle.daemon.registry.base={state / 'gradle-daemons'}",
     }
     return Plan("gradle", steps, env, tools, notes)
+
+
+# The first Gradle release that runs on each Java version (Gradle's compatibility matrix).
+_FIRST_GRADLE_FOR_JAVA = {
+    9: (4, 3), 10: (4, 7), 11: (5, 0), 12: (5, 4), 13: (6, 0), 14: (6, 3), 15: (6, 7), 16: (7, 0),
+    17: (7, 3), 18: (7, 5), 19: (7, 6), 20: (8, 3), 21: (8, 5), 22: (8, 8), 23: (8, 10), 24: (8, 14),
+    25: (9, 1),
+}  # fmt: skip
+# Debian patches its packaged Gradle 4.4.1 to run on the distribution's JDK 17.
+_DEBIAN_GRADLE = ("4.4.1", 17)
+
+
+def _java_limit(version: str, system: bool) -> int | None:
+    """Newest Java this Gradle version runs on; None when the version is unknown or too new to judge."""
+    if system and version == _DEBIAN_GRADLE[0]:
+        return _DEBIAN_GRADLE[1]
+    parts = re.match(r"(\d+)\.(\d+)", version)
+    if not parts:
+        return None
+    have = (int(parts.group(1)), int(parts.group(2)))
+    supported = [java for java, first in _FIRST_GRADLE_FOR_JAVA.items() if have >= first]
+    newest_known = max(_FIRST_GRADLE_FOR_JAVA.values())
+    if have > newest_known:
+        return None
+    return max(supported) if supported else 8
 
 
 def _system_has_kotlin_dsl() -> bool:
