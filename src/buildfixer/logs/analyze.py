@@ -58,6 +58,12 @@ _MARKERS: dict[str, tuple[tuple[str, int], ...]] = {
         ("package.json", 1),
         ("yarn run", 2),
         ("pnpm", 1),
+        # Front-end build tools that npm scripts run.
+        ("webpack", 2),
+        ("vite v", 2),
+        ("ng build", 2),
+        ("react-scripts", 2),
+        ("Node.js v", 2),
     ),
     "python": (
         ("test session starts", 4),

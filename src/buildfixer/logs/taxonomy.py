@@ -34,6 +34,9 @@ _CONFIG_FIRST = _rx(
     r"Java heap space|OutOfMemoryError|GC overhead limit exceeded|\bMetaspace\b",
     r"insufficient memory for the Java Runtime",
     r"incompatible Java [\d.]+ and Gradle",
+    r"JavaScript heap out of memory",
+    # Node 17+ (OpenSSL 3) refusing the MD4 hash old webpack versions use.
+    r"digital envelope routines|ERR_OSSL_EVP_UNSUPPORTED",
 )
 
 _NDK = _rx(
@@ -75,6 +78,11 @@ _TEST = _rx(
 # com.android.tools.build:gradle:8.1.0 ... compatible with Java 11").
 _CONFIG_SPECIFIC = _rx(
     r"invalid (?:source|target) release",
+    r"source release \S+ requires target release",
+    r"Java compiler is not available",
+    r"Main class name has not been configured|No main class specified",
+    r"Microsoft Visual C\+\+ [\d.]+ (?:or greater )?is required",
+    r"Could not find any Visual Studio installation|\bfind VS\b",
     r"release version \d+ not supported",
     r"(?:Source|Target) option \S+ is no longer supported",
     r"Unsupported class file major version",
@@ -132,6 +140,7 @@ _LIBRARY = _rx(
     r"Could not find (?!method\b)[\w.-]+:[\w.-]+",
     r"Could not resolve (?:all |dependencies|[\w.-]+:[\w.-]+|plugin artifact)",
     r"Could not find artifact",
+    r"Could not transfer (?:artifact|metadata)",
     r"could not be resolved",
     r"Failed to collect dependencies",
     r"Failed to read artifact descriptor",
@@ -160,6 +169,9 @@ _LIBRARY = _rx(
     r"cannot find -l[\w.+-]+",
     r"(?:Could not|Couldn't) resolve the package|Not found: 'package:",
     r"Unable to resolve module (?![./])",
+    # Bundlers (webpack, Vite/Rollup) naming a bare package they cannot find.
+    r"Can't resolve '(?![./]|[A-Za-z]:[\\/])",
+    r"failed to resolve import \"(?![./]|[A-Za-z]:[\\/])",
 )
 
 _RESOURCE = _rx(
@@ -177,8 +189,9 @@ _RESOURCE = _rx(
     r"(?:file|directory) '[^']*' (?:does not exist|not found|is missing)",
     r"Cannot find (?:the )?(?:file|resource)",
     r"Unable to resolve module [./]",
+    r"Can't resolve '|failed to resolve import \"",
     r"\bmissing (?:file|resource)\b",
-    r"does not exist",
+    r"does not exist(?! on type)",
 )
 
 _SYNTAX = _rx(
@@ -208,6 +221,7 @@ _SYNTAX = _rx(
     r"Expecting (?:'|an? |member)",
     r"SyntaxError|IndentationError|TabError",
     r"error TS\d{4}",
+    r"Property '[^']+' does not exist on type",
     r"\bunexpected token\b",
     r"Compilation (?:failed|failure|error)",
     r"compiler error output",

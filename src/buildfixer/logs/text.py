@@ -77,7 +77,8 @@ _GRADLE_STATUS_ROW = re.compile(
 # parsers see the tool's own line starts: ISO timestamps, bare or bracketed (GitHub
 # Actions, Jenkins), clock times with milliseconds (Gradle --debug, Maven with a
 # timestamped logger), Gradle's `[ERROR] [logger.Name]`, flutter --verbose's
-# `[ +12 ms]` and stream labels such as `[stderr]` (EAS, some CI runners).
+# `[ +12 ms]`, stream labels such as `[stderr]` (EAS, some CI runners), TeamCity's
+# `[12:00:01]W:\t [Step 2/4] `, Netlify's `7:20:54 PM: ` and BuildKit's `#8 1.927 `.
 _LINE_PREFIX_IN_TEXT = re.compile(
     r"\n\ufeff?(?:"
     r"\[?\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\]? "
@@ -85,6 +86,9 @@ _LINE_PREFIX_IN_TEXT = re.compile(
     r"|\[(?:ERROR|WARN|INFO|LIFECYCLE|QUIET|DEBUG)\] \[[a-z][\w.$]*\] ?"
     r"|\[(?: {8}| *\+\d+ ms)\] "
     r"|\[std(?:out|err)\] ?"
+    r"|\[\d\d:\d\d:\d\d\] ?[A-Za-z]?:\s+\[Step \d+/\d+\] ?"
+    r"|\d{1,2}:\d\d:\d\d [AP]M: "
+    r"|#\d+ \d+\.\d+ "
     r")+"
 )
 # Any line starting in column 0; a log without one was pasted indented as a whole.

@@ -59,6 +59,7 @@ _BOILERPLATE = (
     "-> [Help",
     "COMPILATION ERROR",
 )
+_ENFORCER_RULE = re.compile(r"^.{0,40}?\[WARNING\] Rule \d+: (?P<rule>[\w.$]+) failed with message:?")
 _ERROR_COUNT = re.compile(r"^\[INFO\] \d+ errors?\b")
 _GENERIC_REASONS = ("Compilation failure", "There are test failures", "There were test failures")
 
@@ -127,6 +128,24 @@ def _goal_error(lines: list[str], index: int, body: str) -> BuildError | None:
     return error
 
 
+def _enforcer_rule(lines: list[str], index: int) -> BuildError | None:
+    """An Enforcer rule that failed: `[WARNING] Rule 0: <rule> failed with message:` and its text.
+
+    The rule's message follows on unprefixed lines; the `[ERROR]` goal that ends the build
+    only says "Some Enforcer rules have failed. Look above ...".
+    """
+    found = _ENFORCER_RULE.match(lines[index])
+    if not found:
+        return None
+    detail = []
+    for text in lines[index + 1 : index + 4]:
+        if not text.strip() or text.lstrip().startswith("["):
+            break
+        detail.append(text.strip())
+    message = " ".join([f"{found['rule'].rsplit('.', 1)[-1]} failed:", *detail])
+    return _error(message, index, 8)
+
+
 def _test_case(lines: list[str], index: int, match: re.Match[str]) -> BuildError:
     """A failed test from Surefire's per-test report, located by its stack frame."""
     test_class = match.group(1) or match.group(4)
@@ -193,6 +212,9 @@ def parse(lines: list[str]) -> list[BuildError]:
                 test_cases.append(_test_case(lines, index, case))
                 continue
         body = _body(line)
+        if body is None and "[WARNING] Rule " in line and (rule := _enforcer_rule(lines, index)):
+            errors.append(rule)
+            continue
         if body is None:
             if "Failed tests:" in line or "Tests in error:" in line:
                 listed = _SUMMARY_LIST.match(line.strip())

@@ -47,9 +47,11 @@ _LIFECYCLE = re.compile(
 )
 _ENOENT_PATH = re.compile(r"open '(?P<path>[^']+)'")
 
-# tsc: `src/a.ts(12,5): error TS2345: ...` and `src/a.ts:12:5 - error TS2554: ...`.
+# tsc: `src/a.ts(12,5): error TS2345: ...` and `src/a.ts:12:5 - error TS2554: ...`; the Angular
+# CLI puts `ERROR in ` or `Error: ` before them and reports template errors in `.html` files.
 _TSC_LOCATED = re.compile(
-    r"^\s*(?P<file>[^\s(:][^(:]*?(?::[\\/][^(:]*?)?\.(?:[cm]?tsx?|[cm]?jsx?|json|vue|svelte))"
+    r"^\s*(?:ERROR in |Error: )?"
+    r"(?P<file>[^\s(:][^(:]*?(?::[\\/][^(:]*?)?\.(?:[cm]?tsx?|[cm]?jsx?|json|vue|svelte|html))"
     r"(?:\((?P<line>\d+),(?P<col>\d+)\):| ?:(?P<line2>\d+):(?P<col2>\d+) -)"
     r" error (?P<code>TS\d+): (?P<msg>.+)"
 )
@@ -251,6 +253,7 @@ def _test_failures(lines: list[str]) -> list[BuildError]:
             (spec := _SPEC_FAIL.match(text))
             and text.lstrip()[0] in "✖×"
             and spec["name"] != "failing tests:"
+            and not spec["name"].startswith("｢")  # webpack-dev-middleware's `✖ ｢wdm｣:` log tag
             # node's spec reporter lists each failure twice (inline and under "failing tests:").
             and spec["name"] not in names
         ):
