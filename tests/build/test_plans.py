@@ -249,3 +249,111 @@ def test_gradle_notes_a_jdk_newer_than_it_runs_on(tmp_path: Path) -> None:
     assert not on_21.notes
     on_25 = gradle.plan(project, options(tmp_path), Jdk(25, "/jdk25"))
     assert any("Gradle 8.5 runs on Java 21 at most" in note for note in on_25.notes)
+
+
+def test_python_installs_the_test_deps_tox_lists(tmp_path: Path) -> None:
+    # Test tools listed only in tox.ini (pytest plugins, libraries the fixtures import).
+    project = tmp_path / "py"
+    (project / "tests").mkdir(parents=True)
+    (project / "setup.py").write_text("from setuptools import setup\nsetup(name='py')\n")
+    (project / "tox.ini").write_text(
+        "[tox]\nenvlist = py311-{cover,nocov}\n[testenv]\ndeps =\n    pytest-benchmark\n"
+        "    objproxies==0.9.4  # pinned\n    cover: pytest-cov\n    py{37,38}: old\n"
+        "    -r{toxinidir}/requirements/tests.txt\n    -e .\n    {env:EXTRA:}\n"
+        "[testenv:docs]\ndeps = sphinx\n"
+    )
+    plan = python.plan(project, options(tmp_path), None)
+    install = next(s.argv for s in plan.steps if "-e" in s.argv)
+    assert install[install.index("-e") + 1 :] == [
+        ".",
+        "pytest-benchmark",
+        "objproxies==0.9.4",
+        "-r",
+        "requirements/tests.txt",
+        "pytest",
+    ]
+    assert python.tox_deps(tmp_path) == []  # no tox.ini
+    # The -r file takes part in the warm-state digest: changing it reinstalls.
+    (project / "requirements").mkdir()
+    (project / "requirements" / "tests.txt").write_text("pytest==7.2.0\n")
+    stamped = next(s.stamps for s in python.plan(project, options(tmp_path), None).steps if s.stamps)
+    assert list(stamped.values()) != list(next(s.stamps for s in plan.steps if s.stamps).values())
+
+
+def test_npm_install_without_lockfile_writes_none(tmp_path: Path) -> None:
+    project = tmp_path / "n"
+    project.mkdir()
+    (project / "package.json").write_text(json.dumps({"name": "n", "scripts": {"test": "mocha"}}))
+    assert "--no-package-lock" in npm.plan(project, options(tmp_path), None).steps[0].argv
+    (project / "package-lock.json").write_text("{}")
+    assert "--no-package-lock" not in npm.plan(project, options(tmp_path), None).steps[0].argv
+
+
+def test_missing_submodules_are_noted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from buildfixer.build.api import run_build
+    from buildfixer.build.plan import Plan, missing_submodules
+    from buildfixer.build.runner import Step
+
+    (tmp_path / ".gitmodules").write_text(
+        '[submodule "a"]\n\tpath = tests/toml-test\n\turl = https://example.org/a.git\n'
+        '[submodule "b"]\n\tpath = vendor/b\n\turl = https://example.org/b.git\n'
+    )
+    (tmp_path / "tests" / "toml-test").mkdir(parents=True)  # empty: not checked out
+    (tmp_path / "vendor" / "b").mkdir(parents=True)
+    (tmp_path / "vendor" / "b" / "x.c").write_text("")
+    assert missing_submodules(tmp_path) == ["tests/toml-test"]
+    monkeypatch.setattr(npm, "plan", lambda *_: Plan("npm", [Step(["true"])]))
+    (tmp_path / "package.json").write_text("{}")
+    notes = run_build(tmp_path, options(tmp_path)).environment["notes"]
+    assert notes == "git submodules not checked out (the build may need them): tests/toml-test"
+
+
+def test_python_installs_poetry_dev_dependencies_as_pip_requirements(tmp_path: Path) -> None:
+    project = tmp_path / "py"
+    (project / "tests").mkdir(parents=True)
+    (project / "pyproject.toml").write_text(
+        '[tool.poetry]\nname = "py"\n[tool.poetry.dependencies]\npython = "^3.6"\n'
+        '[tool.poetry.dev-dependencies]\npytest = "^6.2.5"\nPyYAML = "^0.920"\ncov = "~1.2.3"\n'
+        'exact = "1.0"\nany = "*"\nrange = ">=1,<3"\nlocal = {path = "../x"}\n'
+        'extra = {version = "^2.1", extras = ["a"], python = "^3.6.1"}\n'
+        'mypy = "^0.920"\nSphinx = "^4.3.2"\npre-commit = "^2.1"\n'
+        '[build-system]\nbuild-backend = "poetry.core.masonry.api"\n'
+    )
+    install = next(s.argv for s in python.plan(project, options(tmp_path), None).steps if "-e" in s.argv)
+    assert install[install.index("-e") + 1 :] == [
+        ".",
+        "pytest>=6.2.5,<7",
+        "PyYAML>=0.920,<0.921",
+        "cov>=1.2.3,<1.3",
+        "exact==1.0",
+        "any",
+        "range>=1,<3",
+        "extra[a]>=2.1,<3",
+        "pytest",
+    ]
+    # Poetry 1.2+ groups; a `test` group wins over `dev` and is taken whole.
+    (project / "pyproject.toml").write_text(
+        '[tool.poetry]\nname = "py"\n[tool.poetry.group.dev.dependencies]\nblack = "*"\n'
+        '[tool.poetry.group.test.dependencies]\npytest-mock = "^3"\nmypy = "*"\n'
+        '[build-system]\nbuild-backend = "poetry.core.masonry.api"\n'
+    )
+    install = next(s.argv for s in python.plan(project, options(tmp_path), None).steps if "-e" in s.argv)
+    assert install[install.index("-e") + 1 :] == [".", "pytest-mock>=3,<4", "mypy", "pytest"]
+
+
+def test_python_reinstalls_when_the_planned_requirements_change(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Same files, but a buildfixer that reads them differently: the warm venv must not be reused.
+    project = tmp_path / "py"
+    (project / "tests").mkdir(parents=True)
+    (project / "setup.py").write_text("from setuptools import setup\nsetup(name='py')\n")
+
+    def key(**kw: object) -> list[str]:
+        steps = python.plan(project, options(tmp_path, **kw), None).steps
+        return list(next(s.stamps for s in steps if s.stamps).values())
+
+    first = key()
+    assert key(offline=True) == first  # pip flags are no part of the key
+    monkeypatch.setattr(python, "_test_dependencies", lambda _: (None, ["pytest-mock"]))
+    assert key() != first

@@ -11,6 +11,7 @@ from types import ModuleType
 from buildfixer.build import gradle, maven, npm, python
 from buildfixer.build.jdk import Jdk, default_jdk, find_jdk
 from buildfixer.build.options import BuildOptions
+from buildfixer.build.plan import missing_submodules
 from buildfixer.build.runner import kill_owned, run_steps
 from buildfixer.build.sandbox import sandbox_argv
 from buildfixer.errors import BuildfixerError
@@ -108,8 +109,11 @@ def run_build(project: Path, options: BuildOptions | None = None, system: str | 
         "warm": str(options.warm).lower(),
         "sandbox": str(options.sandbox).lower(),
     }
-    if plan.notes:
-        environment["notes"] = "; ".join(plan.notes)
+    notes = list(plan.notes)
+    if submodules := missing_submodules(project):
+        notes.append(f"git submodules not checked out (the build may need them): {', '.join(submodules)}")
+    if notes:
+        environment["notes"] = "; ".join(notes)
     return BuildResult(
         status=status,
         exit_code=run.exit_code,

@@ -78,6 +78,9 @@ def plan(project: Path, options: BuildOptions, jdk: Jdk | None) -> Plan:
         run = [npm]
         has_lock = any((project / name).is_file() for name in _LOCKFILES)
         install = [npm, "ci" if has_lock else "install", "--no-audit", "--no-fund"]
+        # Without a lockfile, `npm install` would write one into the project: a change to the
+        # workspace nobody made, and a new dependency digest that reinstalls on the next build.
+        install += [] if has_lock else ["--no-package-lock"]
         install += ["--cache", str(options.cache_dir / "npm")]
         install += ["--offline"] if options.offline else []
     else:

@@ -97,3 +97,17 @@ def _pom_version(jar: Path) -> str | None:
     except (OSError, zipfile.BadZipFile):
         return None
     return None
+
+
+def missing_submodules(project: Path) -> list[str]:
+    """Paths that `.gitmodules` declares but that hold nothing: submodules never checked out.
+
+    A build or its tests often read them (test suites, vendored sources), and the failure then
+    looks like the project's own missing file.
+    """
+    try:
+        text = (project / ".gitmodules").read_text(errors="replace")
+    except OSError:
+        return []
+    paths = re.findall(r"^\s*path\s*=\s*(.+?)\s*$", text, re.MULTILINE)
+    return [p for p in paths if not (project / p).is_dir() or not any((project / p).iterdir())]

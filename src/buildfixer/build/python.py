@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import configparser
+import hashlib
 import os
 import re
 import shutil
@@ -10,6 +12,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+from buildfixer.build import poetry
 from buildfixer.build.jdk import Jdk
 from buildfixer.build.options import BuildOptions
 from buildfixer.build.plan import Plan, files_digest, stamp_matches
@@ -17,8 +20,10 @@ from buildfixer.build.runner import Step
 
 MARKERS = ("pyproject.toml", "setup.py", "setup.cfg")
 _REQUIREMENTS = ["requirements.txt", "requirements-dev.txt", "requirements-test.txt", "test-requirements.txt"]
-_DEPENDENCY_FILES = ["pyproject.toml", "setup.py", "setup.cfg", *_REQUIREMENTS]
+_DEPENDENCY_FILES = ["pyproject.toml", "setup.py", "setup.cfg", "tox.ini", *_REQUIREMENTS]
 _TEST_EXTRAS = ("test", "tests", "testing", "dev")
+# A tox `deps` line that applies only to some environments: `cover: pytest-cov`, `py{37,38}: x`.
+_TOX_FACTOR = re.compile(r"^[\w{},.!-]+:\s")
 # Never byte-compile these: environments, outputs, VCS and tool caches.
 _COMPILE_EXCLUDE = r"(^|/)(\.[^/]+|venv|env|build|dist|node_modules|__pycache__)(/|$)"
 
@@ -69,7 +74,8 @@ def _group(groups: dict[str, Any], name: str, seen: frozenset[str] = frozenset()
 def _test_dependencies(project: Path) -> tuple[str | None, list[str]]:
     """The extra that holds the test tools, else the requirements of such a dependency group.
 
-    PEP 735 groups are expanded here because this venv's pip predates `pip install --group`.
+    Groups are PEP 735's or Poetry's; PEP 735 groups are expanded here because this venv's pip
+    predates `pip install --group`.
     """
     data = _pyproject(project)
     if data is not None:
@@ -82,6 +88,8 @@ def _test_dependencies(project: Path) -> tuple[str | None, list[str]]:
         for name in _TEST_EXTRAS:
             if isinstance(groups, dict) and name in groups:
                 return None, _group(groups, name)
+        if poetry_group := poetry.requirements_for_tests(data):
+            return None, poetry_group
     # setup.cfg [options.extras_require] or setup.py extras_require={...}: no parser, a pattern.
     text = ""
     for name in ("setup.cfg", "setup.py"):
@@ -92,6 +100,30 @@ def _test_dependencies(project: Path) -> tuple[str | None, list[str]]:
         if re.search(rf"^\s*['\"]?{extra}['\"]?\s*[=:]", text, re.MULTILINE):
             return extra, []
     return None, []
+
+
+def tox_deps(project: Path) -> list[str]:
+    """The pip arguments of tox.ini's `[testenv] deps`: what the project's CI installs for its tests.
+
+    Test tools (pytest plugins, fixtures' libraries) are often listed only there. Lines bound to
+    some environments (`cover: pytest-cov`) and lines with tox substitutions other than
+    `{toxinidir}` are left out; `-r`/`-c` files stay (paths are relative to the project root,
+    where pip runs); `-e`/`.` lines are left out, since the project is installed anyway.
+    """
+    parser = configparser.ConfigParser(interpolation=None, strict=False)
+    try:
+        parser.read_string((project / "tox.ini").read_text(errors="replace"))
+        lines = parser.get("testenv", "deps", fallback="").splitlines()
+    except (OSError, configparser.Error):
+        return []
+    found: list[str] = []
+    for raw in lines:
+        line = raw.split(" #", 1)[0].strip().replace("{toxinidir}/", "").replace("{toxinidir}", ".")
+        if not line or line.startswith(("#", "-e", ".")) or "{" in line or _TOX_FACTOR.match(line):
+            continue
+        option = re.fullmatch(r"(-[rc]|--requirement|--constraint)\s*=?\s*(\S+)", line)
+        found += [option.group(1), option.group(2)] if option else [line]
+    return found
 
 
 def has_tests(project: Path) -> bool:
@@ -106,7 +138,16 @@ def plan(project: Path, options: BuildOptions, jdk: Jdk | None) -> Plan:
     state = options.state_for(project)
     venv = state / "venv"
     python = str(venv / "bin" / "python")
-    digest = files_digest(project, _DEPENDENCY_FILES)
+    tests = has_tests(project)
+    tox = tox_deps(project) if tests else []
+    # Files that tox's `-r`/`-c` lines name change the dependencies too.
+    named = [tox[i + 1] for i, arg in enumerate(tox[:-1]) if arg.startswith("-")]
+    extra, group = _test_dependencies(project)
+    # pytest joins the same install (free when an extra, group or tox already brings it).
+    more = [*group, *tox, *(["pytest"] if tests and "pytest" not in tox else [])]
+    # The warm-state key: the files, and what we make of them (which may change with buildfixer).
+    files = files_digest(project, [*_DEPENDENCY_FILES, *named])
+    digest = hashlib.sha256("\0".join([files, extra or "", *more]).encode()).hexdigest()
     stamp = state / "venv-deps.sha256"
     reuse = options.warm and (venv / "bin" / "python").exists() and stamp_matches(stamp, digest)
     if not reuse:
@@ -115,10 +156,6 @@ def plan(project: Path, options: BuildOptions, jdk: Jdk | None) -> Plan:
     pip = [python, "-m", "pip", "install", "--disable-pip-version-check", "--progress-bar", "off"]
     if options.offline:
         pip.append("--no-index")
-    extra, group = _test_dependencies(project)
-    tests = has_tests(project)
-    # pytest joins the same install (free when an extra or group already brings it).
-    more = [*group, *(["pytest"] if tests else [])]
     steps: list[Step] = []
     if not reuse:
         steps.append(Step([sys.executable, "-m", "venv", str(venv)], label=f"python -m venv {venv.name}"))

@@ -252,6 +252,7 @@ _RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
 # complains about code, a test runner only about tests.
 _TOOL_DEFAULTS = {
     "javac": "syntax",
+    "javadoc": "syntax",  # doc comments are source too
     "kotlinc": "syntax",
     "kapt": "syntax",
     "tsc": "syntax",

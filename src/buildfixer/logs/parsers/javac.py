@@ -92,11 +92,11 @@ def _with_details(message: str, details: list[str]) -> str:
     return f"{message.strip()} ({'; '.join(details)})" if details else message.strip()
 
 
-def _located(message: str, file: str, line: int, column: int | None, index: int) -> BuildError:
+def _located(message: str, file: str, line: int, column: int | None, index: int, tool: str) -> BuildError:
     return BuildError(
         message=message,
-        category=classify(message, "javac"),
-        tool="javac",
+        category=classify(message, tool),
+        tool=tool,
         file=file,
         line=line,
         column=column,
@@ -115,7 +115,10 @@ def parse(lines: list[str]) -> list[BuildError]:
         One BuildError per compiler error occurrence, tool "javac".
     """
     errors: list[BuildError] = []
+    tool = "javac"  # javadoc reports in the same format: the running task tells them apart
     for index, line in enumerate(lines):
+        if line.startswith(("> Task :", ":", "[INFO] --- ")):
+            tool = "javadoc" if "javadoc" in line[:80].lower() else "javac"
         # Cheap substring guards first: a 10 MB log has ~150k lines to skip.
         if ".java:" in line:
             if "error:" in line:
@@ -124,7 +127,7 @@ def parse(lines: list[str]) -> list[BuildError]:
                 if match:
                     details, column = _details(lines, index + 1)
                     message = _with_details(match.group(3), details)
-                    errors.append(_located(message, match.group(1), int(match.group(2)), column, index))
+                    errors.append(_located(message, match.group(1), int(match.group(2)), column, index, tool))
                     continue
             if line.startswith("[ERROR] "):
                 match = _MAVEN_HEADER.match(line)
@@ -132,7 +135,7 @@ def parse(lines: list[str]) -> list[BuildError]:
                     details, _ = _details(lines, index + 1)
                     message = _with_details(match.group(4), details)
                     column = int(match.group(3)) if match.group(3) else None
-                    errors.append(_located(message, match.group(1), int(match.group(2)), column, index))
+                    errors.append(_located(message, match.group(1), int(match.group(2)), column, index, tool))
                     continue
         if "error: " in line or "javac: " in line:
             match = _GLOBAL_ERROR.match(line.strip())

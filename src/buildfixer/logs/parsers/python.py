@@ -78,6 +78,13 @@ _PYTEST_CONFTEST = re.compile(r"^ImportError while loading conftest '(?P<file>.+
 _PYTEST_USAGE = re.compile(r"^(?:ERROR: )?(?:pytest|py\.test): error: (?P<msg>.+)")
 
 
+# pytest refusing to run: a marker no plugin registers (plugin missing, or --strict-markers),
+# an unknown ini option or command-line argument.
+_PYTEST_CONFIG = re.compile(
+    r"not found in `markers` configuration option|unrecognized arguments:|Unknown config option"
+)
+
+
 def _exception_category(exc_type: str, message: str) -> str:
     """Map an exception type to the taxonomy."""
     name = exc_type.rsplit(".", 1)[-1]
@@ -87,6 +94,8 @@ def _exception_category(exc_type: str, message: str) -> str:
         return "library_unavailable"
     if name == "FileNotFoundError" or "No such file or directory" in message:
         return "resource_missing"
+    if _PYTEST_CONFIG.search(message):
+        return "configuration"  # the test run itself is misconfigured, no test has failed
     return "other"
 
 
@@ -237,16 +246,19 @@ def _pytest(lines: list[str]) -> list[BuildError]:
         message = item["msg"] or ""
         if block and block.message and (not message or message.endswith("...")):
             message = block.message  # the summary line is cut to the terminal width
+        category = block.category if block else "test_failure"
+        if category == "test_failure" and _PYTEST_CONFIG.search(message):
+            category = "configuration"
         errors.append(
             BuildError(
                 message=f"{nodeid} - {message}" if message else nodeid,
-                category=block.category if block else "test_failure",
+                category=category,
                 tool="pytest",
                 file=block.file if block and block.file else test_file,
                 line=block.line if block else None,
                 log_line=block.log_line if block else index,
                 # A test that cannot even be imported says more than an assertion does.
-                specificity=10 if block and block.category != "test_failure" else 9,
+                specificity=10 if category != "test_failure" else 9,
             )
         )
     if not errors:
