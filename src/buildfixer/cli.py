@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import Annotated
 
 import typer
 
@@ -20,11 +20,6 @@ app = typer.Typer(
 )
 
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
-
-
-def _fail(message: str, code: int = 2) -> NoReturn:
-    typer.echo(f"buildfixer: error: {message}", err=True)
-    raise typer.Exit(code)
 
 
 def _print_json(data: object) -> None:
@@ -58,7 +53,9 @@ def build(
         try:
             patch_text = patch.read_text()
         except (OSError, UnicodeDecodeError) as exc:
-            _fail(f"cannot read patch {patch}: {getattr(exc, 'strerror', None) or exc}")
+            raise BuildfixerError(
+                f"cannot read patch {patch}: {getattr(exc, 'strerror', None) or exc}"
+            ) from None
         workspace = Workspace.from_directory(path)
         try:
             workspace.apply_patch(patch_text)
@@ -71,7 +68,7 @@ def build(
         jdk=jdk, timeout_s=timeout, offline=offline, tasks=task or None, warm=not cold, sandbox=sandbox
     )
     try:
-        result, analysis = build_and_analyze(path, options, system)
+        result, _ = build_and_analyze(path, options, system)
     finally:
         if patch is not None:  # the snapshot was ours: leave nothing running or on disk
             from buildfixer.build.api import stop_daemons
@@ -83,7 +80,7 @@ def build(
     else:
         from buildfixer.report import print_build_result
 
-        print_build_result(result, analysis, project=path)
+        print_build_result(result)
     if result.status == "error":
         raise typer.Exit(2)
     raise typer.Exit(0 if result.ok else 1)
@@ -127,7 +124,9 @@ def jdks(as_json: JsonFlag = False) -> None:
         _print_json([j.to_dict() for j in found])
         return
     if not found:
-        _fail("no JDK found (searched JAVA_HOME, /usr/lib/jvm, SDKMAN, ~/.jdks, BUILDFIXER_JDK_PATHS)")
+        raise BuildfixerError(
+            "no JDK found (searched JAVA_HOME, /usr/lib/jvm, SDKMAN, ~/.jdks, BUILDFIXER_JDK_PATHS)"
+        )
     default = default_jdk()
     for j in found:
         mark = "  (default)" if default and default.path == j.path else ""

@@ -82,6 +82,7 @@ class BuildResult:
     category: str | None = None
     # Not in the contract's required fields, but useful to any reader: tool versions etc.
     environment: dict[str, str] = field(default_factory=dict)
+    # The end of the build's output (at most 64 kB); the whole of it is in `log_path`.
     output_tail: str = ""
 
     @property

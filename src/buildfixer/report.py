@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from rich.console import Console
 from rich.markup import escape
 
@@ -29,7 +27,7 @@ def _error_line(error: BuildError) -> str:
     return f"[dim]{error.tool}[/] [magenta]{error.category}[/] {where}{first}"
 
 
-def print_build_result(result: BuildResult, analysis: Analysis | None, project: Path) -> None:
+def print_build_result(result: BuildResult) -> None:
     """Verdict, command, environment, then the root error and a few others."""
     out = _console()
     style = _STATUS_STYLE.get(result.status, "bold")

@@ -32,6 +32,8 @@ def test_base_project_builds(project: str, tmp_path: Path) -> None:
     assert result.build_system == detect_build_system(root)
     assert Path(result.log_path).is_file()
     assert result.environment  # tool versions recorded
+    assert result.output_tail and len(result.output_tail) <= 65_000
+    assert Path(result.log_path).read_text(errors="replace").endswith(result.output_tail.split("\n", 1)[-1])
 
 
 @pytest.mark.parametrize("example", EXAMPLES, ids=[e.name for e in EXAMPLES])

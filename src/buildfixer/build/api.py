@@ -12,7 +12,7 @@ from buildfixer.build import gradle, maven, npm, python
 from buildfixer.build.jdk import Jdk, default_jdk, find_jdk
 from buildfixer.build.options import BuildOptions
 from buildfixer.build.plan import missing_submodules
-from buildfixer.build.runner import kill_owned, run_steps
+from buildfixer.build.runner import kill_owned, read_tail, run_steps
 from buildfixer.build.sandbox import sandbox_argv
 from buildfixer.errors import BuildfixerError
 from buildfixer.records import BuildResult, Status
@@ -123,6 +123,7 @@ def run_build(project: Path, options: BuildOptions | None = None, system: str | 
         jdk=jdk.version if jdk else None,
         log_path=str(log_path),
         environment=environment,
+        output_tail=read_tail(log_path),  # capped: the full output stays in the log file
     )
 
 

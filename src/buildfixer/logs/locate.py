@@ -75,11 +75,10 @@ def _lines(path: Path) -> list[str]:
 
 
 def _find(
-    project: Path, files: list[Path], wanted: list[str], near: str | None = None
+    project: Path, files: dict[Path, list[str]], wanted: list[str], near: str | None = None
 ) -> tuple[str, int] | None:
     """First build-file line containing every string in `wanted` (or `near` then `wanted` within 6 lines)."""
-    for path in files:
-        lines = _lines(path)
+    for path, lines in files.items():
         for number, text in enumerate(lines, 1):
             if near is not None:
                 if near in text:
@@ -91,15 +90,17 @@ def _find(
     return None
 
 
-def _locate_build_cause(error: BuildError, project: Path, files: list[Path]) -> tuple[str, int] | None:
+def _locate_build_cause(
+    error: BuildError, project: Path, files: dict[Path, list[str]]
+) -> tuple[str, int] | None:
     message = error.message
     level = _JAVA_LEVEL.search(message)
     class_file = _CLASS_FILE.search(message)
     if level or class_file:
         # Class file major version N is Java N - 44 (65 -> 21).
         version = level.group(1) if level else str(int(class_file.group(1)) - 44)  # type: ignore[union-attr]
-        for path in files:
-            for number, text in enumerate(_lines(path), 1):
+        for path, lines in files.items():
+            for number, text in enumerate(lines, 1):
                 if re.search(rf"(?<![\d.]){version}(?![\d])", text) and _JAVA_LEVEL_LINE.search(text):
                     return str(path.relative_to(project)), number
     # The project's own coordinate ("for project com.x:app:jar:1.0") is not the one to fix.
@@ -167,7 +168,7 @@ def locate_in_project(errors: list[BuildError], project: Path) -> None:
     Files end up relative to the project when they are in it.
     """
     project = project.resolve()
-    files = build_files(project)
+    files = {path: _lines(path) for path in build_files(project)}  # read once, searched many times
     index: list[str] | None = None
     for error in errors:
         if error.file is None:
