@@ -1,0 +1,1 @@
+"""Model access: litellm for real providers (imported only when used), scripted fakes for tests."""

@@ -1,0 +1,107 @@
+"""What every model looks like to an agent: OpenAI-format messages in, a reply with tool calls out.
+
+Messages are plain dicts in the OpenAI chat format (the format litellm speaks for every
+provider), so a trajectory can be replayed against any model and exported for training as is.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+Message = dict[str, Any]
+
+
+@dataclass
+class ToolCall:
+    """One tool call as the model produced it.
+
+    Attributes:
+        id: The call id the tool result must answer.
+        name: Tool name (may name a tool that does not exist).
+        arguments: The raw JSON text of the arguments (may be malformed): parsing is the tools' job,
+            so a malformed call becomes an error the model sees, never a crash.
+    """
+
+    id: str
+    name: str
+    arguments: str
+
+
+@dataclass
+class Usage:
+    """Tokens and money of one or more model calls.
+
+    Attributes:
+        input_tokens: Prompt tokens (as reported by the provider, else estimated).
+        output_tokens: Completion tokens (as reported, else estimated).
+        cost_usd: Cost from the provider's price table or configured prices.
+        cost_known: False when some call had no price (a local model without configured prices):
+            the cost is then a lower bound, never a silent 0 presented as exact.
+        estimated: True when some token count was estimated because the provider sent none.
+    """
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+    cost_known: bool = True
+    estimated: bool = False
+
+    def add(self, other: Usage) -> None:
+        """Accumulate another call's usage into this total."""
+        self.input_tokens += other.input_tokens
+        self.output_tokens += other.output_tokens
+        self.cost_usd += other.cost_usd
+        self.cost_known = self.cost_known and other.cost_known
+        self.estimated = self.estimated or other.estimated
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON form."""
+        return {
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+            "cost_usd": round(self.cost_usd, 6),
+            "cost_known": self.cost_known,
+            "estimated": self.estimated,
+        }
+
+
+@dataclass
+class ModelReply:
+    """The model's answer to one request.
+
+    Attributes:
+        content: Text of the reply ("" when it only calls tools).
+        tool_calls: Calls to run, in order.
+        usage: Tokens and cost of this call.
+        duration_s: Wall time of the call, retries included.
+    """
+
+    content: str = ""
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    usage: Usage = field(default_factory=Usage)
+    duration_s: float = 0.0
+
+    def message(self) -> Message:
+        """The assistant message to append to the conversation."""
+        msg: Message = {"role": "assistant", "content": self.content or None}
+        if self.tool_calls:
+            msg["tool_calls"] = [
+                {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
+                for c in self.tool_calls
+            ]
+        return msg
+
+
+class Model(Protocol):
+    """Anything that answers a conversation, optionally calling the offered tools."""
+
+    name: str
+
+    def complete(self, messages: list[Message], tools: list[dict[str, Any]]) -> ModelReply:
+        """One model call. Tools are OpenAI function schemas; [] offers none."""
+        ...
+
+
+class ModelError(Exception):
+    """The model could not be reached or answered unusably after retries (fails the attempt)."""

@@ -1,0 +1,330 @@
+"""Any provider litellm speaks (OpenAI, Anthropic, Gemini, Ollama, vLLM, ...) as a `Model`.
+
+litellm takes seconds to import, so it is imported on the first real call, never at module
+import. Transient failures (rate limits, timeouts, 5xx) are retried with exponential backoff and
+jitter; authentication and request errors fail at once. API keys never reach our messages or
+reprs: every provider message we pass on is redacted first.
+
+Costs come from configured prices (arguments, else `BUILDFIXER_PRICE_IN` / `BUILDFIXER_PRICE_OUT`,
+USD per million tokens), else from litellm's bundled price map. Local models (Ollama, vLLM, an
+`openai/` model on a custom `api_base`) and models the map does not know get cost 0 with
+`cost_known=False`: a lower bound, never an exact zero.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import json
+import os
+import random
+import time
+import uuid
+from typing import Any
+
+from buildfixer.errors import BuildfixerError
+from buildfixer.llm.base import Message, ModelError, ModelReply, ToolCall, Usage
+from buildfixer.llm.redact import redact
+from buildfixer.llm.scripted import estimate_tokens
+
+PRICE_IN_ENV = "BUILDFIXER_PRICE_IN"
+PRICE_OUT_ENV = "BUILDFIXER_PRICE_OUT"
+# Providers that run on the user's own hardware: litellm's map lists some at price 0, which
+# would read as an exact zero.
+LOCAL_PROVIDERS = (
+    "ollama/",
+    "ollama_chat/",
+    "hosted_vllm/",
+    "vllm/",
+    "lm_studio/",
+    "llamafile/",
+    "xinference/",
+)
+MAX_BACKOFF_S = 60.0
+# Kinds of errors, by litellm exception class name (litellm is not imported at module load).
+_FATAL = {
+    "AuthenticationError": "authentication failed: check the API key (BUILDFIXER_API_KEY or the provider's "
+    "usual variable, e.g. OPENAI_API_KEY)",
+    "PermissionDeniedError": "permission denied for this model or key",
+    "NotFoundError": "model or endpoint not found: check the model name and the API base",
+    "ContextWindowExceededError": "the conversation no longer fits the model's context window",
+    "ContentPolicyViolationError": "the provider refused the request (content policy)",
+    "PaymentRequiredError": "the provider requires payment (credits exhausted?)",
+    "BadRequestError": "the provider rejected the request",
+    "UnprocessableEntityError": "the provider rejected the request",
+    "UnsupportedParamsError": "the provider does not support a parameter of the request",
+}
+_TRANSIENT = {
+    "RateLimitError",
+    "APIConnectionError",
+    "Timeout",
+    "APITimeoutError",
+    "ServiceUnavailableError",
+    "InternalServerError",
+    "BadGatewayError",
+}
+_TRANSIENT_STATUSES = {408, 409, 425, 429}
+
+_litellm: Any = None
+# litellm >= 1.92 imports its MCP-gateway handler (which needs the proxy extras: mcp, fastapi)
+# whenever `tools` is passed, and fails without them. Plain function tools never use that
+# gateway; litellm's own flag `_skip_mcp_handler` (popped before any provider sees it) skips it.
+_skip_mcp_flag = False
+
+
+def load_litellm() -> Any:
+    """Import litellm once, offline-friendly and quiet (about 3.6 s the first time)."""
+    global _litellm, _skip_mcp_flag
+    if _litellm is None:
+        # The price map ships with litellm: do not fetch it from the network on import.
+        os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+        module: Any = importlib.import_module("litellm")
+        module.drop_params = True  # a provider that lacks a parameter (temperature...) ignores it
+        module.suppress_debug_info = True  # no "Give Feedback / Get Help" banners on stdout
+        module.telemetry = False
+        # Only versions that have the handler know the flag; older ones would send it to the provider.
+        try:
+            _skip_mcp_flag = (
+                importlib.util.find_spec("litellm.responses.mcp.chat_completions_handler") is not None
+            )
+        except ImportError:  # the package exists but cannot load: completion() would fail importing it
+            _skip_mcp_flag = True
+        _litellm = module
+    return _litellm
+
+
+def _env_price(name: str) -> float | None:
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return None
+    try:
+        return float(raw)
+    except ValueError:
+        raise BuildfixerError(f"{name}={raw!r} is not a number (USD per million tokens)") from None
+
+
+def _get(obj: Any, key: str) -> Any:
+    """An attribute of a litellm object, or the same key of a plain dict."""
+    if isinstance(obj, dict):
+        return obj.get(key)
+    return getattr(obj, key, None)
+
+
+def _class_names(exc: BaseException) -> list[str]:
+    return [cls.__name__ for cls in type(exc).__mro__]
+
+
+class LiteLLMModel:
+    """A model reached through `litellm.completion`.
+
+    Attributes:
+        name: litellm model string, e.g. "anthropic/claude-sonnet-4-5", "ollama/qwen2.5-coder".
+        api_base: Endpoint override (local servers, proxies), or None for the provider default.
+        temperature: Sampling temperature, or None for the provider default.
+        max_retries: Retries after the first attempt, for transient errors only.
+        backoff_s: First retry delay; doubles on each retry (plus up to 25 % jitter), capped at 60 s.
+        timeout_s: Timeout of one HTTP call.
+        price_in_per_mtok: Configured input price (USD per million tokens), or None.
+        price_out_per_mtok: Configured output price, or None.
+        extra: Further keyword arguments for `litellm.completion` (e.g. {"max_tokens": 4096}).
+    """
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        api_base: str | None = None,
+        api_key: str | None = None,
+        temperature: float | None = None,
+        max_retries: int = 4,
+        backoff_s: float = 1.0,
+        timeout_s: float = 300.0,
+        price_in_per_mtok: float | None = None,
+        price_out_per_mtok: float | None = None,
+        extra: dict[str, Any] | None = None,
+    ) -> None:
+        if not name:
+            raise BuildfixerError("no model name given")
+        self.name = name
+        self.api_base = api_base or None
+        self._api_key = api_key or None  # private: never in repr, messages or trajectories
+        self.temperature = temperature
+        self.max_retries = max(0, max_retries)
+        self.backoff_s = max(0.0, backoff_s)
+        self.timeout_s = timeout_s
+        if price_in_per_mtok is None and price_out_per_mtok is None:
+            price_in_per_mtok, price_out_per_mtok = _env_price(PRICE_IN_ENV), _env_price(PRICE_OUT_ENV)
+        if (price_in_per_mtok is None) != (price_out_per_mtok is None):
+            raise BuildfixerError(
+                f"give both prices or neither (input and output, USD per million tokens; "
+                f"or {PRICE_IN_ENV} and {PRICE_OUT_ENV})"
+            )
+        if (price_in_per_mtok or 0) < 0 or (price_out_per_mtok or 0) < 0:
+            raise BuildfixerError("prices cannot be negative")
+        self.price_in_per_mtok = price_in_per_mtok
+        self.price_out_per_mtok = price_out_per_mtok
+        self.extra = dict(extra or {})
+        if self.extra.get("stream"):
+            raise BuildfixerError("streaming is not supported: remove 'stream' from the model options")
+        self._sleep = time.sleep
+
+    def __repr__(self) -> str:
+        key = "set" if self._api_key else "unset"
+        return f"LiteLLMModel(name={self.name!r}, api_base={self.api_base!r}, api_key=<{key}>)"
+
+    @property
+    def is_local(self) -> bool:
+        """True for models served on the user's own hardware or an arbitrary OpenAI-compatible endpoint."""
+        lowered = self.name.lower()
+        return lowered.startswith(LOCAL_PROVIDERS) or (lowered.startswith("openai/") and bool(self.api_base))
+
+    def complete(self, messages: list[Message], tools: list[dict[str, Any]]) -> ModelReply:
+        """One model call, with retries on transient errors.
+
+        Raises:
+            ModelError: A non-transient error, retries exhausted, or an unusable reply.
+        """
+        litellm = load_litellm()
+        kwargs: dict[str, Any] = {
+            "model": self.name,
+            "messages": messages,
+            "tools": tools or None,
+            "timeout": self.timeout_s,
+            "num_retries": 0,  # we retry ourselves, with our backoff and our error handling
+            **self.extra,
+        }
+        if self.api_base:
+            kwargs["api_base"] = self.api_base
+        if self._api_key:
+            kwargs["api_key"] = self._api_key
+        if self.temperature is not None:
+            kwargs["temperature"] = self.temperature
+        if tools and _skip_mcp_flag:
+            kwargs.setdefault("_skip_mcp_handler", True)
+        start = time.monotonic()
+        response = self._call_with_retries(litellm, kwargs)
+        reply = self._convert(litellm, response, messages, tools)
+        reply.duration_s = time.monotonic() - start
+        return reply
+
+    def _call_with_retries(self, litellm: Any, kwargs: dict[str, Any]) -> Any:
+        attempt = 0
+        while True:
+            try:
+                return litellm.completion(**kwargs)
+            except Exception as exc:  # litellm maps every provider failure onto its own classes
+                transient = self._is_transient(exc)
+                if not transient or attempt >= self.max_retries:
+                    raise self._error(exc, attempts=attempt + 1, transient=transient) from None
+                self._sleep(self._delay(attempt, exc))
+                attempt += 1
+
+    @staticmethod
+    def _is_transient(exc: BaseException) -> bool:
+        names = _class_names(exc)
+        if any(name in _FATAL for name in names):
+            return False
+        if any(name in _TRANSIENT for name in names):
+            return True
+        status = getattr(exc, "status_code", None)
+        return isinstance(status, int) and (status >= 500 or status in _TRANSIENT_STATUSES)
+
+    def _delay(self, attempt: int, exc: BaseException) -> float:
+        delay = self.backoff_s * (2**attempt) * (1 + random.uniform(0, 0.25))
+        headers: Any = getattr(getattr(exc, "response", None), "headers", None)
+        retry_after = headers.get("retry-after") if hasattr(headers, "get") else None
+        try:
+            if retry_after is not None and self.backoff_s > 0:
+                delay = max(delay, float(retry_after))
+        except (TypeError, ValueError):
+            pass
+        return min(delay, MAX_BACKOFF_S)
+
+    def _error(self, exc: BaseException, *, attempts: int, transient: bool) -> ModelError:
+        names = _class_names(exc)
+        what = next((_FATAL[name] for name in names if name in _FATAL), None)
+        status = getattr(exc, "status_code", None)
+        detail = redact(str(getattr(exc, "message", None) or exc), [self._api_key] if self._api_key else None)
+        if len(detail) > 600:
+            detail = detail[:600] + " [...]"
+        parts = [f"model {self.name}"]
+        if what is None:
+            what = f"gave up after {attempts} attempts" if transient else "call failed"
+        parts.append(what)
+        kind = type(exc).__name__ + (f" (HTTP {status})" if isinstance(status, int) else "")
+        return ModelError(f"{': '.join(parts)}: {kind}: {detail}")
+
+    def _convert(
+        self, litellm: Any, response: Any, messages: list[Message], tools: list[dict[str, Any]]
+    ) -> ModelReply:
+        choices = _get(response, "choices") or []
+        if not choices:
+            raise ModelError(f"model {self.name}: the reply has no choices")
+        message = _get(choices[0], "message")
+        if message is None:
+            raise ModelError(f"model {self.name}: the reply has no message")
+        content = _get(message, "content") or ""
+        if not isinstance(content, str):  # some providers send a list of content parts
+            content = "".join(str(_get(part, "text") or "") for part in content)
+        calls: list[ToolCall] = []
+        for raw in _get(message, "tool_calls") or []:
+            function = _get(raw, "function")
+            name = _get(function, "name") or ""
+            arguments = _get(function, "arguments")
+            if arguments is None or arguments == "":
+                arguments = "{}"
+            elif not isinstance(arguments, str):
+                arguments = json.dumps(arguments)
+            call_id = _get(raw, "id") or f"call_{uuid.uuid4().hex[:24]}"
+            calls.append(ToolCall(id=str(call_id), name=str(name), arguments=arguments))
+        usage = self._usage(litellm, response, messages, tools, content, calls)
+        return ModelReply(content=content, tool_calls=calls, usage=usage)
+
+    def _usage(
+        self,
+        litellm: Any,
+        response: Any,
+        messages: list[Message],
+        tools: list[dict[str, Any]],
+        content: str,
+        calls: list[ToolCall],
+    ) -> Usage:
+        reported = _get(response, "usage")
+        input_tokens = int(_get(reported, "prompt_tokens") or 0) if reported is not None else 0
+        output_tokens = int(_get(reported, "completion_tokens") or 0) if reported is not None else 0
+        estimated = False
+        if input_tokens <= 0:
+            estimated = True
+            try:
+                counted = litellm.token_counter(model=self.name, messages=messages, tools=tools or None)
+                input_tokens = int(counted)
+            except Exception:
+                input_tokens = estimate_tokens(json.dumps(messages, default=str) + json.dumps(tools))
+        produced = content + "".join(c.name + c.arguments for c in calls)
+        if output_tokens <= 0 and produced:
+            estimated = True
+            output_tokens = estimate_tokens(produced)
+        cost, known = self._cost(litellm, response, input_tokens, output_tokens, estimated)
+        return Usage(input_tokens, output_tokens, cost, known, estimated)
+
+    def _cost(
+        self, litellm: Any, response: Any, input_tokens: int, output_tokens: int, estimated: bool
+    ) -> tuple[float, bool]:
+        if self.price_in_per_mtok is not None and self.price_out_per_mtok is not None:
+            cost = (input_tokens * self.price_in_per_mtok + output_tokens * self.price_out_per_mtok) / 1e6
+            return cost, True
+        if self.is_local:
+            return 0.0, False
+        try:
+            if estimated:  # the response's own usage is empty: price our counts
+                prompt_cost, completion_cost = litellm.cost_per_token(
+                    model=self.name, prompt_tokens=input_tokens, completion_tokens=output_tokens
+                )
+                cost = float(prompt_cost) + float(completion_cost)
+            else:
+                cost = float(litellm.completion_cost(completion_response=response))
+        except Exception:  # model not in litellm's price map
+            return 0.0, False
+        if cost <= 0 and input_tokens + output_tokens > 0:
+            return 0.0, False  # a zero price for real tokens is a missing price, not a free model
+        return cost, True

@@ -1,0 +1,117 @@
+"""Strip secrets (API keys, tokens, passwords) from text before it is logged or saved.
+
+Trajectories hold everything the model and the tools saw: environment dumps, build logs and
+error messages can all carry a key. `redact` replaces the values of secret-looking environment
+variables that are currently set, plus well-known key shapes, with "[REDACTED]".
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import Any
+
+REDACTED = "[REDACTED]"
+
+# Environment variables whose values are secrets (matched on the upper-cased name).
+_SECRET_ENV = re.compile(r"(_KEY|_TOKEN|_SECRET|PASSWORD|_PASS|_PASSWD)$")
+# Shorter values are too likely to be ordinary words ("true", "1234") to replace everywhere.
+_MIN_ENV_SECRET_LEN = 8
+
+# Well-known shapes of keys and tokens, replaced wholesale.
+_PATTERNS = [
+    re.compile(r"sk-[A-Za-z0-9_-]{16,}"),  # OpenAI, Anthropic (sk-ant-...), DeepSeek, OpenRouter (sk-or-...)
+    re.compile(r"AIza[0-9A-Za-z_-]{30,}"),  # Google API keys
+    re.compile(r"\bgh[pousr]_[A-Za-z0-9]{20,}"),  # GitHub tokens
+    re.compile(r"\bgithub_pat_[A-Za-z0-9_]{20,}"),
+    re.compile(r"\bglpat-[A-Za-z0-9_-]{20,}"),  # GitLab
+    re.compile(r"\bhf_[A-Za-z0-9]{30,}"),  # Hugging Face
+    re.compile(r"\bxox[abprs]-[A-Za-z0-9-]{10,}"),  # Slack
+    re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"),  # AWS access key ids
+    re.compile(r"\bgsk_[A-Za-z0-9]{20,}"),  # Groq
+]
+# Keep the label, replace the value.
+# "Bearer" then a token with a digit in it ("bearer of bad news" stays).
+_BEARER = re.compile(r"(?i)\b(bearer\s+)(?=[A-Za-z0-9._~+/=-]*\d)[A-Za-z0-9._~+/=-]{8,}")
+_AUTH_HEADER = re.compile(
+    r"(?i)\b(authorization\"?\s*[=:]\s*\"?(?:bearer|basic|token)?\s*)(?!\[REDACTED\])[^\s\"']{8,}"
+)
+_ASSIGNMENT = re.compile(
+    r"(?i)\b([a-z0-9_.-]*?(?:api[_-]?key|access[_-]?token|auth[_-]?token|[_-]token|[_-]secret|secret[_-]?key"
+    r"|client[_-]?secret|password|passwd))(\"?'?\s*[=:]\s*\"?'?)(?!\[REDACTED\])([^\s\"'&,;}{)\]]{4,})"
+)
+# Dict keys whose string values are secrets whatever they look like ("input_tokens" is not one).
+_SECRET_KEY = re.compile(
+    r"(?i)^(?:.*[_-])?(?:api[_-]?key|access[_-]?key|secret[_-]?key|private[_-]?key|token|secret|password|passwd"
+    r"|authorization|credentials?)$"
+)
+
+
+def _env_secrets() -> list[str]:
+    values = {
+        value
+        for name, value in os.environ.items()
+        if _SECRET_ENV.search(name.upper()) and len(value) >= _MIN_ENV_SECRET_LEN
+    }
+    # Longest first, so a secret containing another is replaced whole.
+    return sorted(values, key=len, reverse=True)
+
+
+def redact(text: str, extra_secrets: list[str] | None = None) -> str:
+    """Replace secrets in a text with "[REDACTED]".
+
+    Args:
+        text: Any text (a log, an error message, a message sent to or from a model).
+        extra_secrets: Further literal values to remove (e.g. a key passed on the command line,
+            which is in no environment variable); values shorter than 8 characters are ignored.
+
+    Returns:
+        The text with every secret replaced.
+    """
+    if not text:
+        return text
+    literals = _env_secrets()
+    if extra_secrets:
+        literals = sorted(
+            set(literals) | {s for s in extra_secrets if s and len(s) >= _MIN_ENV_SECRET_LEN},
+            key=len,
+            reverse=True,
+        )
+    for secret in literals:
+        if secret in text:
+            text = text.replace(secret, REDACTED)
+    for pattern in _PATTERNS:
+        text = pattern.sub(REDACTED, text)
+    text = _BEARER.sub(lambda m: f"{m.group(1)}{REDACTED}", text)
+    text = _AUTH_HEADER.sub(lambda m: f"{m.group(1)}{REDACTED}", text)
+    return _ASSIGNMENT.sub(lambda m: f"{m.group(1)}{m.group(2)}{REDACTED}", text)
+
+
+def redact_obj(obj: Any, extra_secrets: list[str] | None = None) -> Any:
+    """Redact every string inside a JSON-like value (dicts, lists, tuples), returning a copy.
+
+    String values under secret-looking keys ("api_key", "Authorization", "GITHUB_TOKEN") are
+    replaced whole; other values are redacted as text. Keys and non-string scalars are kept.
+
+    Args:
+        obj: The value to clean.
+        extra_secrets: Further literal values to remove, as for `redact`.
+
+    Returns:
+        A redacted copy (the input is not modified).
+    """
+    if isinstance(obj, str):
+        return redact(obj, extra_secrets)
+    if isinstance(obj, dict):
+        out: dict[Any, Any] = {}
+        for key, value in obj.items():
+            if isinstance(key, str) and isinstance(value, str) and value and _SECRET_KEY.match(key):
+                out[key] = REDACTED
+            else:
+                out[key] = redact_obj(value, extra_secrets)
+        return out
+    if isinstance(obj, list):
+        return [redact_obj(item, extra_secrets) for item in obj]
+    if isinstance(obj, tuple):
+        return tuple(redact_obj(item, extra_secrets) for item in obj)
+    return obj

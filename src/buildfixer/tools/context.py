@@ -1,0 +1,97 @@
+"""What tools share during one repair attempt: the workspace, the build settings, the backends.
+
+Every path a model passes goes through `ToolContext.resolve`, which keeps tools inside the
+workspace: relative paths are taken from the root, `..` and absolute paths must still land
+inside it, and symlinks are followed before the check, so a link pointing out is refused.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+from buildfixer.build.options import BuildOptions
+from buildfixer.records import BuildResult
+from buildfixer.tools.base import ToolError
+
+
+class SearchProvider(Protocol):
+    """A web search backend for `search_google`."""
+
+    def search(self, query: str) -> str:
+        """Summarized findings for the query."""
+        ...
+
+
+class KnowledgeBase(Protocol):
+    """An internal knowledge base for `ask_for_help` (for instance, past fixes of similar errors)."""
+
+    def answer(self, question: str) -> str:
+        """What the knowledge base knows about the question."""
+        ...
+
+
+@dataclass
+class ToolContext:
+    """State shared by the tools of one attempt.
+
+    Attributes:
+        root: The workspace root; no tool reads or writes outside it.
+        build_system: The detected build system (gradle, maven, python, npm).
+        options: Build options; `change_java_version` changes `options.jdk` for later builds.
+        installed_jdks: Major versions `change_java_version` may switch to.
+        build_output: "raw" gives the build's own output (as the study did), "condensed" the
+            analyzer's prompt-ready view.
+        shell_timeout_s: Limit of one shell command.
+        search: Web search backend, if configured.
+        knowledge: Knowledge base backend, if configured.
+        builds: Builds run through tools so far (the last one is the current state).
+    """
+
+    root: Path
+    build_system: str
+    options: BuildOptions = field(default_factory=BuildOptions)
+    installed_jdks: list[int] = field(default_factory=list)
+    build_output: str = "raw"
+    shell_timeout_s: float = 600.0
+    search: SearchProvider | None = None
+    knowledge: KnowledgeBase | None = None
+    builds: list[BuildResult] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.root = self.root.resolve()
+
+    def resolve(self, path: str, must_exist: bool = False) -> Path:
+        """The real path of `path` inside the workspace; ToolError when it would leave it."""
+        if not isinstance(path, str) or "\0" in path:
+            raise ToolError("invalid path")
+        raw = Path(os.path.expanduser(path)) if path.startswith("~") else Path(path)
+        candidate = raw if raw.is_absolute() else self.root / raw
+        try:
+            real = candidate.resolve()  # follows symlinks, also of missing leaves' parents
+        except (OSError, RuntimeError) as exc:  # symlink loops
+            raise ToolError(f"cannot resolve {path}: {exc}") from None
+        if not real.is_relative_to(self.root):
+            raise ToolError(
+                f"{path} is outside the workspace ({self.root}); only paths inside it are allowed"
+            )
+        if must_exist and not real.exists():
+            raise ToolError(f"no such file or directory: {self.relative(real)}")
+        return real
+
+    def relative(self, path: Path) -> str:
+        """A path as the model should see it: relative to the root ("." for the root)."""
+        try:
+            rel = path.resolve().relative_to(self.root)
+        except ValueError:
+            return str(path)
+        return str(rel) or "."
+
+    def inside(self, path: Path) -> bool:
+        """Whether a path found while walking (maybe a symlink) really lies in the workspace."""
+        try:
+            return path.resolve().is_relative_to(self.root)
+        except (OSError, RuntimeError):
+            return False

@@ -1,0 +1,394 @@
+"""File tools: reading, editing, writing and searching files inside the workspace.
+
+Two published agents' file tools, with their names and parameters kept: Gemini-CLI's
+(read_file, replace, search_file_content, glob, list_directory) and an industrial build-fixing
+agent's (write_file, find_files, find_files_with_text). The descriptions are ours.
+Every path goes through `ToolContext.resolve`, so nothing outside the workspace is read or written;
+walks skip generated directories and never follow symlinks out of the workspace.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+from buildfixer.tools.base import DEFAULT_OUTPUT_LIMIT, Tool, ToolError, make_tool
+from buildfixer.tools.context import ToolContext
+from buildfixer.tools.walk import (
+    PathMatcher,
+    atomic_write,
+    encode,
+    glob_regex,
+    is_binary,
+    relative_to_base,
+    shown,
+    walk_files,
+)
+
+READ_MAX_LINES = 2000
+READ_MAX_CHARS = 60_000  # a 2000-line chunk of long lines stops earlier, with an offset to go on
+MAX_LINE_CHARS = 2000
+MATCH_LINE_CHARS = 300
+MAX_MATCHES = 200
+MAX_PATHS = 500
+MAX_SEARCH_BYTES = 5_000_000
+LIST_BUDGET = DEFAULT_OUTPUT_LIMIT - 1000  # listings stop here themselves rather than being cut
+
+
+def _count_lines(text: str) -> int:
+    return text.count("\n") + (1 if text and not text.endswith("\n") else 0)
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}{'es' if word.endswith('ch') else 's'}"
+
+
+def _clip(line: str, limit: int) -> str:
+    return line if len(line) <= limit else f"{line[:limit]} [... {len(line) - limit} more characters]"
+
+
+def _listing(header: str, lines: list[str], max_items: int, what: str, hint: str, total: int = 0) -> str:
+    """Header and lines, stopping at max_items or the character budget with a note of what was left.
+
+    `total` is the number of lines there were, when only the first ones were kept in `lines`.
+    """
+    total = max(total, len(lines))
+    out: list[str] = []
+    size = len(header)
+    for line in lines[:max_items]:
+        if size + len(line) + 1 > LIST_BUDGET and out:
+            break
+        out.append(line)
+        size += len(line) + 1
+    if len(out) < total:
+        out.append(f"[... {total - len(out)} more {what} not shown; {hint}]")
+    return "\n".join([header, *out])
+
+
+def _directory(ctx: ToolContext, path: str | None) -> Path:
+    base = ctx.resolve(path or ".", must_exist=True)
+    if not base.is_dir():
+        raise ToolError(f"{ctx.relative(base)} is not a directory")
+    return base
+
+
+def _text_files(ctx: ToolContext, base: Path, include: str | None) -> list[tuple[str, Path]]:
+    """(shown path, path) of the searchable text files under base, sorted by shown path."""
+    matcher = PathMatcher(include, case_sensitive=False) if include else None
+    found = []
+    for path in walk_files(ctx, base):
+        if matcher and not matcher.matches(path, base):
+            continue
+        if path.stat().st_size > MAX_SEARCH_BYTES or is_binary(path):
+            continue
+        found.append((shown(ctx, path), path))
+    return sorted(found)
+
+
+def file_tools(ctx: ToolContext) -> list[Tool]:
+    """The file tools bound to one workspace."""
+
+    def read_file(path: str, offset: int | None = None, limit: int | None = None) -> str:
+        """Read a text file of the workspace and return its content.
+
+        Returns up to 2000 lines (fewer when the lines are long). When more remains, the first line
+        of the result says which lines are shown and which offset reads the next chunk. Lines longer
+        than 2000 characters are shortened. Binary files are refused; use list_directory for
+        directories. Read a file before editing it, so that edits quote its exact current text.
+
+        Args:
+            path: File path relative to the workspace root, e.g. "app/build.gradle".
+            offset: 0-based line number to start reading from (default 0). Use with limit to read
+                long files piece by piece.
+            limit: Maximum number of lines to return (default 2000).
+        """
+        target = ctx.resolve(path, must_exist=True)
+        rel = ctx.relative(target)
+        if target.is_dir():
+            raise ToolError(f"{rel} is a directory; use list_directory to see its entries")
+        if not target.is_file():
+            raise ToolError(f"{rel} is not a regular file")
+        if is_binary(target):
+            raise ToolError(f"{rel} is a binary file; read_file only reads text files")
+        start = offset or 0
+        if start < 0 or (limit is not None and limit < 1):
+            raise ToolError("offset must be 0 or more and limit 1 or more")
+        wanted = limit or READ_MAX_LINES
+        shown_lines: list[str] = []
+        size, total, cut, full = 0, 0, False, False
+        with target.open(encoding="utf-8", errors="replace") as fh:
+            for number, line in enumerate(fh):
+                total = number + 1
+                if number < start or full:
+                    continue
+                text = _clip(line.rstrip("\n"), MAX_LINE_CHARS)
+                if len(shown_lines) >= wanted or (shown_lines and size + len(text) + 1 > READ_MAX_CHARS):
+                    full = True
+                    continue
+                cut = cut or len(text) != len(line.rstrip("\n"))
+                shown_lines.append(text)
+                size += len(text) + 1
+        if total == 0:
+            return f"[{rel} is empty]"
+        if start >= total:
+            raise ToolError(f"offset {start} is past the end of {rel}, which has {_plural(total, 'line')}")
+        end = start + len(shown_lines)
+        notes = []
+        if start > 0 or end < total:
+            more = f"; use offset={end} to read more" if end < total else ""
+            notes.append(f"[showing lines {start + 1}-{end} of {total}{more}]")
+        if cut:
+            notes.append(f"[lines longer than {MAX_LINE_CHARS} characters were shortened]")
+        return "\n".join(notes + shown_lines)
+
+    def replace(file_path: str, old_string: str, new_string: str, expected_replacements: int = 1) -> str:
+        """Replace exact text in a file (a literal match, not a regular expression).
+
+        old_string must match the file exactly, including whitespace, indentation and line breaks:
+        read_file first and copy the text, with a few lines of context so that it is unique. Fails
+        when old_string occurs a different number of times than expected_replacements; to change
+        every occurrence, set expected_replacements to their number. With an empty old_string and
+        a file that does not exist yet, creates that file with new_string as its content.
+
+        Args:
+            file_path: Path of the file to edit, relative to the workspace root.
+            old_string: The exact text to replace; empty only to create a new file.
+            new_string: The text to put in its place.
+            expected_replacements: How many occurrences to replace (default 1).
+        """
+        target = ctx.resolve(file_path)
+        rel = ctx.relative(target)
+        if expected_replacements < 1:
+            raise ToolError("expected_replacements must be 1 or more")
+        if old_string == new_string:
+            raise ToolError("old_string and new_string are the same: nothing would change")
+        if not target.exists():
+            if old_string:
+                raise ToolError(f"no such file: {rel} (to create it, call replace with an empty old_string)")
+            atomic_write(target, encode(new_string))
+            return f"created {rel} ({_plural(_count_lines(new_string), 'line')})"
+        if not target.is_file():
+            raise ToolError(f"{rel} is not a regular file")
+        if not old_string:
+            raise ToolError(
+                f"{rel} already exists; an empty old_string only creates new files. "
+                "Give the exact text to replace (read_file shows it)"
+            )
+        if is_binary(target):
+            raise ToolError(f"{rel} is a binary file; replace only edits text files")
+        content = target.read_bytes().decode("utf-8", "surrogateescape")
+        candidates = [(old_string, new_string)]
+        if "\r\n" in content and "\n" in old_string and "\r" not in old_string:  # a CRLF file
+            candidates.append((old_string.replace("\n", "\r\n"), new_string.replace("\n", "\r\n")))
+        old, new = next(((o, n) for o, n in candidates if o in content), candidates[0])
+        count = content.count(old)
+        if count == 0:
+            hint = ""
+            if old_string.strip() != old_string and old_string.strip() in content:
+                hint = " (the text without its leading/trailing whitespace does occur: check indentation)"
+            raise ToolError(
+                f"old_string was not found in {rel}{hint}. It must match the file exactly, including "
+                "whitespace, indentation and line breaks; use read_file to see the current text"
+            )
+        if count != expected_replacements:
+            raise ToolError(
+                f"found {_plural(count, 'occurrence')} of old_string in {rel}, expected "
+                f"{expected_replacements}. Add surrounding lines to make old_string unique, or set "
+                f"expected_replacements to {count} to replace them all"
+            )
+        atomic_write(target, encode(content.replace(old, new)))
+        return f"replaced {_plural(count, 'occurrence')} in {rel}"
+
+    def search_file_content(pattern: str, path: str | None = None, include: str | None = None) -> str:
+        """Search the text files of the workspace for lines matching a regular expression.
+
+        Python regular expression syntax, case-insensitive (write (?-i:...) for a case-sensitive
+        part); each line is matched on its own. Returns "path:LINE: text" lines sorted by path and
+        line, at most 200 of them with a count of the rest. Skips binary files, files over 5 MB and
+        the directories .git, .gradle, .venv, __pycache__, build, node_modules and target (pass one
+        of them as path to search inside it).
+
+        Args:
+            pattern: Regular expression to look for, e.g. "sourceCompatibility|targetCompatibility".
+            path: Directory (or file) to search, relative to the workspace root; default the root.
+            include: Glob restricting which files are searched: on the file name ("*.java",
+                "*.{kt,kts}") or, when it contains "/", on the path below path ("src/**/*.kt").
+        """
+        if not pattern:
+            raise ToolError("pattern is empty")
+        try:
+            regex = re.compile(pattern, re.IGNORECASE)
+        except re.error as exc:
+            raise ToolError(f"invalid regular expression {pattern!r}: {exc}") from None
+        base = ctx.resolve(path or ".", must_exist=True)
+        lines: list[str] = []  # only the first MAX_MATCHES are kept; the others are counted
+        total = files = 0
+        for name, file in _text_files(ctx, base, include):
+            found = total
+            with file.open(encoding="utf-8", errors="replace") as fh:
+                for number, line in enumerate(fh, start=1):
+                    if regex.search(line.rstrip("\n")):
+                        total += 1
+                        if len(lines) < MAX_MATCHES:
+                            lines.append(f"{name}:{number}: {_clip(line.rstrip(), MATCH_LINE_CHARS)}")
+            files += total > found
+        where = f" in {ctx.relative(base)}" + (f" (include {include})" if include else "")
+        if not total:
+            return f"no matches for {pattern!r}{where}"
+        header = f"{_plural(total, 'match')} in {_plural(files, 'file')} for {pattern!r}{where}:"
+        return _listing(header, lines, MAX_MATCHES, "matches", "narrow the pattern, path or include", total)
+
+    def glob(pattern: str, path: str | None = None, case_sensitive: bool = False) -> str:
+        """Find files whose path matches a glob pattern, newest first.
+
+        The pattern is matched against paths relative to path: "*.gradle" only matches files
+        directly in it, "**/*.gradle" matches at any depth, "src/**/*.{java,kt}" below src. Supports
+        *, ?, [abc], {a,b} and **. Returns paths relative to the workspace root, one per line,
+        most recently modified first, at most 500. Skips the directories .git, .gradle, .venv,
+        __pycache__, build, node_modules and target (pass one of them as path to look inside it).
+
+        Args:
+            pattern: Glob pattern, e.g. "**/build.gradle*" or "app/src/main/**/*.xml".
+            path: Directory to search from, relative to the workspace root; default the root.
+            case_sensitive: Whether letter case must match (default false).
+        """
+        base = _directory(ctx, path)
+        if not pattern.strip():
+            raise ToolError("pattern is empty")
+        if pattern.startswith(("/", "~")):
+            raise ToolError("pattern must be relative to path (e.g. **/*.java), not an absolute path")
+        regex = glob_regex(pattern, case_sensitive)
+        hits = [
+            (-file.stat().st_mtime, shown(ctx, file))
+            for file in walk_files(ctx, base)
+            if regex.fullmatch(relative_to_base(file, base))
+        ]
+        where = ctx.relative(base)
+        if not hits:
+            hint = "" if "/" in pattern else f" (use **/{pattern} to search subdirectories too)"
+            return f"no files match {pattern!r} in {where}{hint}"
+        lines = [name for _, name in sorted(hits)]
+        header = f"{_plural(len(lines), 'file')} match {pattern!r} in {where} (newest first):"
+        return _listing(header, lines, MAX_PATHS, "files", "use a narrower pattern or path")
+
+    def list_directory(path: str, ignore: list[str] | None = None) -> str:
+        """List the entries of a directory: subdirectories first (with a trailing "/"), then files.
+
+        Symbolic links are shown as "name -> target". Nothing is skipped except what ignore excludes.
+
+        Args:
+            path: Directory path relative to the workspace root ("." for the root).
+            ignore: Glob patterns of entry names to leave out, e.g. ["*.class", ".idea"].
+        """
+        target = ctx.resolve(path, must_exist=True)
+        rel = ctx.relative(target)
+        if not target.is_dir():
+            raise ToolError(f"{rel} is not a directory; use read_file to read a file")
+        skip = [glob_regex(p) for p in ignore or []]
+        dirs: list[tuple[str, str]] = []
+        files: list[tuple[str, str]] = []
+        with os.scandir(target) as entries:
+            for entry in entries:
+                if any(r.fullmatch(entry.name) for r in skip):
+                    continue
+                entry_path = Path(entry.path)
+                is_dir = ctx.inside(entry_path) and entry_path.is_dir()
+                line = entry.name + ("/" if is_dir else "")
+                if entry.is_symlink():
+                    if not ctx.inside(entry_path):
+                        line += " -> (outside the workspace)"
+                    elif not entry_path.exists():
+                        line += " -> (broken link)"
+                    else:
+                        line += f" -> {ctx.relative(entry_path)}"
+                (dirs if is_dir else files).append((entry.name.lower(), line))
+        lines = [line for _, line in sorted(dirs)] + [line for _, line in sorted(files)]
+        if not lines:
+            return f"{rel} is empty" + (" (after ignore)" if skip else "")
+        subdirs = "1 directory" if len(dirs) == 1 else f"{len(dirs)} directories"
+        header = f"{rel}: {subdirs}, {_plural(len(files), 'file')}"
+        return _listing(header, lines, MAX_PATHS, "entries", "use ignore to leave some out")
+
+    def write_file(path: str, content: str) -> str:
+        """Write a whole file: creates it (and its parent directories) or replaces its content.
+
+        content becomes the complete new file, so include every line, not only the changed ones;
+        for a small change to an existing file an exact replacement of the lines is safer.
+
+        Args:
+            path: File path relative to the workspace root.
+            content: The complete text of the file.
+        """
+        target = ctx.resolve(path)
+        if target.exists() and not target.is_file():
+            raise ToolError(f"{ctx.relative(target)} is not a regular file")
+        atomic_write(target, encode(content))
+        return f"wrote {_plural(_count_lines(content), 'line')} to {ctx.relative(target)}"
+
+    def find_files(pattern: str, path: str | None = None) -> str:
+        """Find files by name anywhere below a directory, sorted by path.
+
+        The pattern is a glob on file names, case-insensitive ("*.gradle", "gradle-wrapper.properties",
+        "pom.xml"); with a "/" it is matched against the path below path instead ("**/src/main/*.xml").
+        Returns paths relative to the workspace root, at most 500. Skips the directories .git,
+        .gradle, .venv, __pycache__, build, node_modules and target (pass one as path to look inside).
+
+        Args:
+            pattern: File name glob, e.g. "*.gradle.kts".
+            path: Directory to search, relative to the workspace root; default the root.
+        """
+        base = _directory(ctx, path)
+        if not pattern.strip():
+            raise ToolError("pattern is empty")
+        matcher = PathMatcher(pattern, case_sensitive=False)
+        lines = sorted(shown(ctx, f) for f in walk_files(ctx, base) if matcher.matches(f, base))
+        where = ctx.relative(base)
+        if not lines:
+            return f"no files named {pattern!r} in {where}"
+        header = f"{_plural(len(lines), 'file')} named {pattern!r} in {where}:"
+        return _listing(header, lines, MAX_PATHS, "files", "use a narrower pattern or path")
+
+    def find_files_with_text(text: str, path: str | None = None, include: str | None = None) -> str:
+        """Find the files that contain a piece of text (literal and case-sensitive, not a regex).
+
+        Returns one "path:LINE: line" per file, giving the first line that contains the text,
+        sorted by path, at most 200 files. Skips binary files, files over 5 MB and the directories
+        .git, .gradle, .venv, __pycache__, build, node_modules and target.
+
+        Args:
+            text: The exact text to look for, e.g. "com.android.tools.build:gradle".
+            path: Directory (or file) to search, relative to the workspace root; default the root.
+            include: Glob on file names ("*.xml") or, with a "/", on paths below path.
+        """
+        if not text:
+            raise ToolError("text is empty")
+        needle = text.replace("\r\n", "\n")
+        base = ctx.resolve(path or ".", must_exist=True)
+        lines: list[str] = []
+        for name, file in _text_files(ctx, base, include):
+            content = file.read_text(encoding="utf-8", errors="replace")
+            at = content.find(needle)
+            if at < 0:
+                continue
+            line_start = content.rfind("\n", 0, at) + 1
+            line_end = content.find("\n", at)
+            line = content[line_start : line_end if line_end >= 0 else len(content)]
+            number = content.count("\n", 0, at) + 1
+            lines.append(f"{name}:{number}: {_clip(line.rstrip(), MATCH_LINE_CHARS)}")
+        where = f" in {ctx.relative(base)}" + (f" (include {include})" if include else "")
+        if not lines:
+            return f"no files contain {text!r}{where}"
+        header = f"{_plural(len(lines), 'file')} contain {text!r}{where}:"
+        return _listing(header, lines, MAX_MATCHES, "files", "narrow the text, path or include")
+
+    return [
+        make_tool(read_file, output_limit=READ_MAX_CHARS + 2000),
+        make_tool(replace),
+        make_tool(search_file_content),
+        make_tool(glob),
+        make_tool(list_directory),
+        make_tool(write_file),
+        make_tool(find_files),
+        make_tool(find_files_with_text),
+    ]
