@@ -1,0 +1,210 @@
+"""What the build tools share: running builds and commands for a tool, and showing their output.
+
+A build's output reaches the model in one of two forms. The raw form is the build's own output
+(as the first study gave it), cleaned of what no reader needs (ANSI codes, progress bars, the
+hundreds of `MavenResolverHook` stack lines Debian's Gradle prints) and capped to its beginning
+and end. The condensed form is the log analyzer's view: the root error with its location, the
+log and source around it, and the other errors. Both start with one status line.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from dataclasses import replace
+from pathlib import Path
+
+from buildfixer.build import gradle, maven
+from buildfixer.build.api import run_build
+from buildfixer.build.runner import RunResult, Step, kill_owned, run_steps
+from buildfixer.build.sandbox import sandbox_argv
+from buildfixer.errors import BuildfixerError
+from buildfixer.logs.text import clean_log, decode_log
+from buildfixer.records import BuildResult
+from buildfixer.tools.base import DEFAULT_OUTPUT_LIMIT, ToolError, cap_output
+from buildfixer.tools.context import ToolContext
+
+# Room for the output itself in a tool result: the status line and notes come first.
+OUTPUT_ROOM = DEFAULT_OUTPUT_LIMIT - 2_000
+# Token budget of the condensed view (logs.condense).
+CONDENSED_TOKENS = 2_000
+# Lines of output a condensed view shows when there is no error to analyze (a successful build).
+_SUCCESS_TAIL = 15
+
+# Arguments the build plans add for their own reasons; the status line leaves them out.
+_PLUMBING = {
+    "--console=plain", "--daemon", "--no-daemon", "-B", "-ntp", "--no-audit", "--no-fund",
+    "--no-package-lock", "--disable-pip-version-check",
+}  # fmt: skip
+_PLUMBING_WITH_VALUE = {"--progress-bar", "--cache", "--store-dir"}
+# compileall's exclusion pattern (`-x <regex>`), long and of no use to a reader.
+_COMPILE_EXCLUDE_START = "(^|/)"
+_PLUMBING_PREFIXES = ("-Dorg.gradle.daemon.", "-Dmaven.repo.local=")
+
+
+def build(ctx: ToolContext, tasks: list[str] | None = None) -> BuildResult:
+    """Run the project's build with the context's options (tasks overridden when given) and record it."""
+    options = replace(ctx.options, tasks=tasks) if tasks is not None else ctx.options
+    try:
+        result = run_build(ctx.root, options, ctx.build_system)
+    except BuildfixerError as exc:
+        raise ToolError(str(exc)) from None
+    ctx.builds.append(result)
+    return result
+
+
+def command_text(argv: list[str]) -> str:
+    """A command line as a developer would type it: launcher by its short name, plan plumbing left out."""
+    if not argv:
+        return "(no command)"
+    if argv[0] in ("sh", "bash") and len(argv) > 1 and Path(argv[1]).name in ("gradlew", "mvnw"):
+        words, rest = [f"./{Path(argv[1]).name}"], argv[2:]
+    else:
+        words, rest = [Path(argv[0]).name], argv[1:]
+    skip = False
+    for arg in rest:
+        if skip:
+            skip = False
+        elif arg in _PLUMBING_WITH_VALUE:
+            skip = True
+        elif arg.startswith(_COMPILE_EXCLUDE_START) and words[-1] == "-x":
+            words.pop()
+        elif arg not in _PLUMBING and not arg.startswith(_PLUMBING_PREFIXES):
+            words.append(arg)
+    return " ".join(words)
+
+
+def status_line(result: BuildResult) -> str:
+    """One line saying how the build ended, e.g. `BUILD FAILED (exit 1) in 12.3s — gradle build on JDK 17`."""
+    if result.status == "success":
+        verdict = "BUILD SUCCESSFUL"
+    elif result.status == "timeout":
+        verdict = "BUILD TIMED OUT (killed)"
+    elif result.status == "error":
+        verdict = f"BUILD COULD NOT START (exit {result.exit_code})"
+    else:
+        verdict = f"BUILD FAILED (exit {result.exit_code})"
+    jdk = f" on JDK {result.jdk}" if result.jdk else ""
+    return f"{verdict} in {result.duration_s:.1f}s — {command_text(result.command)}{jdk}"
+
+
+def _header(result: BuildResult) -> str:
+    lines = [status_line(result)]
+    if notes := result.environment.get("notes"):
+        lines.append(f"Note: {notes}")
+    return "\n".join(lines)
+
+
+def clean_output(text: str) -> str:
+    """Output without ANSI codes, progress bars and known noise (see logs.text.clean_log)."""
+    return "\n".join(clean_log(text).lines).strip("\n")
+
+
+def _log_text(result: BuildResult) -> str:
+    """The build's whole output, cleaned; the captured tail when the log cannot be read."""
+    try:
+        text = decode_log(Path(result.log_path).read_bytes(), source=result.log_path)
+    except (OSError, BuildfixerError):
+        text = result.output_tail
+    return clean_output(text)
+
+
+def raw_view(result: BuildResult, room: int = OUTPUT_ROOM) -> str:
+    """Status line, environment notes, then the build's cleaned output (beginning and end when long)."""
+    body = _log_text(result) or "(the build printed nothing)"
+    return f"{_header(result)}\n\n{cap_output(body, room)}"
+
+
+def condensed_view(result: BuildResult, project: Path) -> str:
+    """Status line, notes, then the analyzer's view: root error at file:line, context, other errors."""
+    from buildfixer.logs.condense import condense
+    from buildfixer.logs.result import attach_analysis
+
+    try:
+        analysis = attach_analysis(result, project)
+    except BuildfixerError:
+        analysis = None
+    if analysis is None:  # success, or a log that cannot be read: its end says enough
+        lines = [line for line in _log_text(result).splitlines() if line.strip()][-_SUCCESS_TAIL:]
+        return f"{_header(result)}\n\nEnd of the output:\n" + "\n".join(lines)
+    return f"{_header(result)}\n\n{condense(analysis, CONDENSED_TOKENS, project)}"
+
+
+def format_build_output(ctx: ToolContext, result: BuildResult, style: str | None = None) -> str:
+    """A build result as a tool (or a first message) shows it: "raw" or "condensed" (ctx.build_output)."""
+    style = style or ctx.build_output
+    if style == "condensed":
+        return condensed_view(result, ctx.root)
+    if style != "raw":
+        raise ValueError(f"unknown build output style {style!r} (raw, condensed)")
+    return raw_view(result)
+
+
+def standard_command(ctx: ToolContext) -> str:
+    """The project's standard build, as a developer would run it."""
+    root, tasks = ctx.root, ctx.options.tasks
+    if ctx.build_system == "gradle":
+        launcher = "./gradlew" if (root / "gradlew").is_file() else "gradle"
+        return (
+            f"{launcher} {' '.join(tasks or (['assembleDebug'] if gradle.is_android(root) else ['build']))}"
+        )
+    if ctx.build_system == "maven":
+        launcher = "./mvnw" if (root / "mvnw").is_file() and maven.wrapper_version(root) else "mvn"
+        return f"{launcher} {' '.join(tasks or ['package'])}"
+    if ctx.build_system == "python":
+        return "pip install -e . (with the test dependencies) in a virtualenv, then python -m pytest"
+    if ctx.build_system == "npm":
+        scripts = " && ".join(f"npm run {t}" for t in tasks) if tasks else "npm run build && npm test"
+        return f"npm ci && {scripts}"
+    return "the project's build"
+
+
+def run_command(
+    ctx: ToolContext, argv: list[str], env: dict[str, str], timeout_s: float, kind: str
+) -> tuple[RunResult, str]:
+    """Run one command in the workspace with a timeout; returns the run and its output (header removed).
+
+    Processes are tagged with their own owner token (`<project token>-<kind>`), so that a command's
+    leftovers are killed afterwards without touching the warm Gradle daemons of the project's builds.
+    """
+    state = ctx.options.state_for(ctx.root)
+    (state / "logs").mkdir(parents=True, exist_ok=True)
+    handle, name = tempfile.mkstemp(prefix=f"{kind}-", suffix=".log", dir=state / "logs")
+    os.close(handle)
+    log = Path(name)
+    owner = f"{ctx.options.owner_token(ctx.root)}-{kind}"
+    try:
+        run = run_steps([Step(argv)], cwd=ctx.root, env=env, log_path=log, timeout_s=timeout_s, owner=owner)
+        kill_owned(owner)  # nothing a command started outlives it
+        text = log.read_bytes().decode("utf-8", errors="replace")
+    finally:
+        log.unlink(missing_ok=True)
+    first, _, rest = text.partition("\n")
+    output = rest if first.startswith("$ ") else text
+    if run.timed_out:  # the runner's own note; the views say it in their status line
+        output = re.sub(r"\n?\[buildfixer\] timeout after [^\n]*\n?$", "", output)
+    return run, output
+
+
+def sandboxed(ctx: ToolContext, argv: list[str]) -> list[str]:
+    """The command under bubblewrap when the context's builds are sandboxed (with their writable paths)."""
+    if not ctx.options.sandbox:
+        return argv
+    writable = [ctx.root, ctx.options.cache_dir, ctx.options.state_for(ctx.root)]
+    try:
+        return sandbox_argv(argv, writable, network=not ctx.options.offline)
+    except BuildfixerError as exc:
+        raise ToolError(str(exc)) from None
+
+
+def command_view(command: str, run: RunResult, output: str, room: int = OUTPUT_ROOM) -> str:
+    """A command's status line and cleaned output (for commands that are not builds)."""
+    if run.timed_out:
+        verdict = "COMMAND TIMED OUT (killed)"
+    elif run.exit_code == 0:
+        verdict = "COMMAND SUCCEEDED (exit 0)"
+    else:
+        verdict = f"COMMAND FAILED (exit {run.exit_code})"
+    body = clean_output(output) or "(no output)"
+    return f"{verdict} in {run.duration_s:.1f}s — {command}\n\n{cap_output(body, room)}"

@@ -1,0 +1,206 @@
+"""Build tools ("tool bridging"): the build, the build system's command, the JDK and Gradle versions.
+
+Every build goes through the build layer with the context's options (timeout, warm or cold,
+offline, sandbox), and every result is appended to `ctx.builds`. Offered everywhere: run_build,
+validate_and_build and change_java_version. On Gradle projects also run_gradle_command and
+upgrade_gradle; elsewhere the build system's command tool (see build_commands).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from buildfixer.build import gradle
+from buildfixer.build.api import JVM_SYSTEMS
+from buildfixer.build.jdk import discover_jdks
+from buildfixer.build.plan import version_from_jar_dir
+from buildfixer.tools.base import Tool, ToolError, make_tool
+from buildfixer.tools.build_commands import command_tools
+from buildfixer.tools.build_support import (
+    build,
+    condensed_view,
+    format_build_output,
+    standard_command,
+)
+from buildfixer.tools.context import ToolContext
+
+__all__ = ["build_tools", "format_build_output", "set_gradle_version"]
+
+WRAPPER_PROPERTIES = Path("gradle") / "wrapper" / "gradle-wrapper.properties"
+# Gradle release names: 8.5, 7.6.4, 8.0-rc-1, 8.10-milestone-2.
+_GRADLE_VERSION = re.compile(r"\d+\.\d+(?:\.\d+)?(?:-(?:rc|milestone)-\d+)?")
+_DIST_URL_LINE = re.compile(r"^(distributionUrl\s*[=:]\s*)(.*?)\s*$", re.MULTILINE)
+_DIST_FILE = re.compile(r"gradle-[^/]+?(-bin|-all)?\.zip$")
+_CHECKSUM_LINE = re.compile(r"^distributionSha256Sum\s*[=:].*\n?", re.MULTILINE)
+# `wrapper { gradleVersion = '4.4' }`, `task wrapper(type: Wrapper) { gradleVersion = "4.4" }`,
+# `wrapper.gradleVersion = '4.4'`, `tasks.wrapper { gradleVersion = "8.5" }`.
+_SCRIPT_VERSION = re.compile(r"""(gradleVersion\s*=\s*)(['"])([^'"\n]*)\2""")
+
+
+def _run_build_tool(ctx: ToolContext) -> Tool:
+    def run_build() -> str:
+        """Run the project's standard build and return its output.
+
+        The standard build is what a developer runs to check the whole project: `./gradlew build`
+        for Gradle (`assembleDebug` for Android apps), `mvn package` for Maven, installing the
+        package with pip into a fresh virtualenv and running pytest for Python, `npm ci` followed
+        by the `build` and `test` scripts for npm. It uses the Java version chosen with
+        change_java_version. The result starts with a status line (succeeded or failed, exit code,
+        time, command, JDK), then the build's output; a long output keeps its beginning and end.
+        Run it after each change to see whether the build is fixed or what fails next.
+        """
+        return format_build_output(ctx, build(ctx))
+
+    tool = make_tool(run_build)
+    tool.description += f" This project's build: {standard_command(ctx)}."
+    return tool
+
+
+def _validate_tool(ctx: ToolContext) -> Tool:
+    def validate_and_build() -> str:
+        """Build the project to check the current state and report the errors it finds.
+
+        Runs the standard build (the same as a developer's `./gradlew build`, `mvn package`,
+        `pip install` + `pytest`, or `npm ci` + build + test) and, when it fails, returns an
+        analysis instead of the raw log: the root error with its file and line, the log and
+        source lines around it, the other errors, and the end of the log. A successful build
+        returns its status line and last lines. Call it after each change.
+        """
+        return condensed_view(build(ctx), ctx.root)
+
+    return make_tool(validate_and_build)
+
+
+def _java_tool(ctx: ToolContext) -> Tool:
+    installed = sorted(set(ctx.installed_jdks or [jdk.version for jdk in discover_jdks()]))
+
+    def change_java_version(version: int) -> str:
+        """Choose the Java version (JDK) that later builds and commands use.
+
+        Builds of Gradle and Maven projects compile and run with the chosen JDK (JAVA_HOME and
+        PATH point at it); Gradle cleans once after a switch so that no task keeps a result of
+        the old JDK. Switch when the build needs a newer or older Java: "release version 21 not
+        supported", "Unsupported class file major version 61", a Gradle or plugin version that
+        does not run on this Java. Only installed versions can be chosen.
+
+        Args:
+            version: Major Java version to build with, e.g. 17 or 21.
+        """
+        available = ", ".join(map(str, installed)) or "none"
+        jdk = next((j for j in discover_jdks() if j.version == version), None)
+        if version not in installed or jdk is None:
+            raise ToolError(f"Java {version} is not installed; available versions: {available}")
+        ctx.options.jdk = version
+        message = f"Java version set to {version} (JAVA_HOME={jdk.path})"
+        if ctx.build_system not in JVM_SYSTEMS:
+            message += (
+                f". Note: this is a {ctx.build_system} project; the JDK only matters to JVM builds "
+                "(Gradle, Maven) and to Java tools the build calls"
+            )
+        return message
+
+    tool = make_tool(change_java_version)
+    schema = tool.parameters["properties"]["version"]
+    if installed:
+        schema["enum"] = installed
+        schema["description"] += f" Installed here: {', '.join(map(str, installed))}."
+    return tool
+
+
+def set_gradle_version(root: Path, version: str) -> list[str]:
+    """Point the project's Gradle wrapper (or its wrapper task) at another Gradle release.
+
+    Returns:
+        One line per change made.
+
+    Raises:
+        ToolError: bad version, or neither wrapper properties nor a wrapper task to change.
+    """
+    version = version.strip().removeprefix("v")
+    if not _GRADLE_VERSION.fullmatch(version):
+        raise ToolError(f"{version!r} is not a Gradle version; give one like 8.5, 7.6.4 or 8.0-rc-1")
+    props = root / WRAPPER_PROPERTIES
+    if props.is_file():
+        return _set_wrapper_url(props, version)
+    changes: list[str] = []
+    for name in ("build.gradle", "build.gradle.kts"):
+        script = root / name
+        if not script.is_file():
+            continue
+        text = script.read_text(encoding="utf-8")
+        if "wrapper" not in text.lower() or not _SCRIPT_VERSION.search(text):
+            continue
+        old = _SCRIPT_VERSION.search(text)
+        new_text = _SCRIPT_VERSION.sub(lambda m: f"{m.group(1)}{m.group(2)}{version}{m.group(2)}", text)
+        script.write_text(new_text, encoding="utf-8")
+        changes.append(f"{name}: wrapper gradleVersion {old.group(3) if old else '?'} -> {version}")
+    if not changes:
+        system = version_from_jar_dir("gradle", "gradle-launcher")
+        raise ToolError(
+            f"this project has no Gradle wrapper ({WRAPPER_PROPERTIES} is missing) and its build script "
+            f"sets no wrapper gradleVersion: it builds with the Gradle installed on the machine "
+            f"(Gradle {system} here), whose version no project file chooses. To pin a version, add "
+            f"{WRAPPER_PROPERTIES} with distributionUrl=https\\://services.gradle.org/distributions/"
+            f"gradle-{version}-bin.zip"
+        )
+    return changes
+
+
+def _set_wrapper_url(props: Path, version: str) -> list[str]:
+    text = props.read_text(encoding="utf-8")
+    found = _DIST_URL_LINE.search(text)
+    if not found:
+        raise ToolError(f"{WRAPPER_PROPERTIES} has no distributionUrl line to change")
+    old_url = found.group(2).replace("\\:", ":")
+    base, _, file_name = old_url.rpartition("/")
+    kind_match = _DIST_FILE.search(file_name)
+    kind = kind_match.group(1) if kind_match and kind_match.group(1) else "-bin"
+    base = base or "https://services.gradle.org/distributions"
+    new_url = f"{base}/gradle-{version}{kind}.zip"
+    line = f"{found.group(1)}{new_url.replace(':', chr(92) + ':')}"
+    text = text[: found.start()] + line + text[found.end() :]
+    changes = [f"{WRAPPER_PROPERTIES}: distributionUrl {old_url} -> {new_url}"]
+    if _CHECKSUM_LINE.search(text):
+        # The checksum was of the old distribution: the wrapper would refuse the new one.
+        text = _CHECKSUM_LINE.sub("", text)
+        changes.append(f"{WRAPPER_PROPERTIES}: removed distributionSha256Sum (it was the old version's)")
+    props.write_text(text, encoding="utf-8")
+    return changes
+
+
+def _upgrade_tool(ctx: ToolContext) -> Tool:
+    def upgrade_gradle(version: str) -> str:
+        """Change the Gradle version this Gradle project builds with, and return what changed.
+
+        Rewrites `distributionUrl` in gradle/wrapper/gradle-wrapper.properties to the given release
+        (keeping the -bin or -all distribution, dropping a checksum of the old one); a project
+        without wrapper files whose build script configures the wrapper task (`wrapper {
+        gradleVersion = ... }`) gets that setting changed instead. Use it when the Gradle version
+        is too old or too new for the JDK, the Android Gradle plugin or another plugin. Check the
+        result with a build.
+
+        Args:
+            version: Gradle release to use, e.g. 8.5, 7.6.4 or 8.0-rc-1.
+        """
+        changes = set_gradle_version(ctx.root, version)
+        result = "Changed:\n" + "\n".join(f"- {change}" for change in changes)
+        homes = [ctx.options.cache_dir / "gradle", Path.home() / ".gradle"]
+        if (ctx.root / WRAPPER_PROPERTIES).is_file() and gradle.wrapper_distribution(ctx.root, homes) is None:
+            system = version_from_jar_dir("gradle", "gradle-launcher")
+            result += (
+                f"\nNote: the Gradle {version} distribution is not available on this machine (builds here "
+                f"never download one), so builds here keep using the installed Gradle {system}; the "
+                "change takes effect wherever the wrapper can download its distribution."
+            )
+        return result
+
+    return make_tool(upgrade_gradle)
+
+
+def build_tools(ctx: ToolContext) -> list[Tool]:
+    """The build tools for this context's build system."""
+    tools = [_run_build_tool(ctx), _validate_tool(ctx), _java_tool(ctx), *command_tools(ctx)]
+    if ctx.build_system == "gradle":
+        tools.append(_upgrade_tool(ctx))
+    return tools

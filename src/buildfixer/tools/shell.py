@@ -1,0 +1,255 @@
+"""The shell tool of the shell agents: `run_shell` (first study) and `run_sh` (second study).
+
+Both run `bash -c <command>` in the workspace root inside bubblewrap. The host is read-only;
+only the workspace, the shared dependency caches and the project's state directory (where the
+build keeps its virtualenv) are writable, and `/tmp` is a private, empty tmpfs that also holds
+HOME. Without network when the run is offline. The environment is the build's: JAVA_HOME and
+PATH of the chosen JDK, Gradle's user home and Maven's repository in the shared cache; variables
+that look like credentials (API keys, tokens, passwords) are left out. A command is killed with
+everything it started when it exceeds `ctx.shell_timeout_s`. Without bubblewrap the tool
+refuses to run rather than run unconfined.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from pathlib import Path
+
+from buildfixer.build import gradle, maven
+from buildfixer.build.api import JVM_SYSTEMS, resolve_jdk
+from buildfixer.build.jdk import Jdk, default_jdk, discover_jdks
+from buildfixer.build.plan import executable, java_env
+from buildfixer.build.sandbox import sandbox_argv
+from buildfixer.errors import BuildfixerError
+from buildfixer.logs.text import strip_ansi
+from buildfixer.tools.base import DEFAULT_OUTPUT_LIMIT, Tool, ToolError, cap_output, make_tool
+from buildfixer.tools.build_support import run_command, standard_command
+from buildfixer.tools.context import ToolContext
+
+# HOME inside the sandbox: on its private /tmp, so nothing written there reaches the host.
+SANDBOX_HOME = "/tmp/home"
+_OUTPUT_ROOM = DEFAULT_OUTPUT_LIMIT - 500
+_SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH|COOKIE|SESSION", re.IGNORECASE)
+
+
+def _current_jdk(ctx: ToolContext) -> Jdk | None:
+    try:
+        return resolve_jdk(ctx.options.jdk)
+    except BuildfixerError as exc:
+        raise ToolError(str(exc)) from None
+
+
+_SHARED_CACHES = ("gradle", "m2", "npm", "pip", "corepack", "yarn", "pnpm-store")
+
+
+def shell_env(ctx: ToolContext) -> dict[str, str]:
+    """The environment of a shell command: the build's tools and caches, no credentials."""
+    cache, state = ctx.options.cache_dir, ctx.options.state_for(ctx.root)
+    env = {k: v for k, v in os.environ.items() if not _SECRET_NAME.search(k)}
+    env.update(ctx.options.extra_env)
+    env.update(java_env(_current_jdk(ctx)))
+    venv = state / "venv"
+    env.update(
+        {
+            "HOME": SANDBOX_HOME,
+            "TMPDIR": "/tmp",
+            "GRADLE_USER_HOME": str(cache / "gradle"),
+            # A daemon registry of its own: the shell's Gradle must never hand its build to a daemon
+            # running outside the sandbox.
+            "GRADLE_OPTS": "-Dorg.gradle.daemon.registry.base=/tmp/gradle-daemons",
+            "MAVEN_OPTS": f"-Dmaven.repo.local={cache / 'm2' / 'repository'}",
+            "npm_config_cache": str(cache / "npm"),
+            "PIP_CACHE_DIR": str(cache / "pip"),
+            "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+        }
+    )
+    if ctx.build_system == "python" and (venv / "bin" / "python").exists():
+        env["VIRTUAL_ENV"] = str(venv)
+        env["PATH"] = f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}"
+    return env
+
+
+def run_in_sandbox(ctx: ToolContext, command: str) -> str:
+    """Run a bash command line in the sandboxed workspace; `exit code N` then the capped output."""
+    if not command.strip():
+        raise ToolError("the command is empty")
+    if executable("bwrap") is None:
+        raise ToolError(
+            "the shell tool needs bubblewrap (bwrap), which is not installed here, and never runs "
+            "commands unconfined; use the other tools"
+        )
+    writable, hidden, readable = _mounts(ctx)
+    argv = sandbox_argv(["bash", "-c", command], writable, not ctx.options.offline, hidden, readable)
+    end = argv.index("--")
+    argv[end:end] = ["--dir", SANDBOX_HOME, "--chdir", str(ctx.root)]
+    run, output = run_command(ctx, argv, shell_env(ctx), ctx.shell_timeout_s, "shell")
+    output = strip_ansi(output.replace("\r\n", "\n")).rstrip("\n")
+    if run.timed_out:
+        status = (
+            f"exit code -1 (timed out after {ctx.shell_timeout_s:g}s: the command and everything "
+            "it started were killed)"
+        )
+    else:
+        status = f"exit code {run.exit_code}"
+    return f"{status}\n{cap_output(output, _OUTPUT_ROOM)}" if output else f"{status}\n(no output)"
+
+
+def _mounts(ctx: ToolContext) -> tuple[list[Path], list[Path], list[Path]]:
+    """Writable, hidden and readable paths of the shell's sandbox.
+
+    Writable: the workspace, the project's state and the shared dependency caches. Hidden: home
+    directories and the rest of buildfixer's cache (other workspaces, trajectories), so the shell
+    sees no more of the user's files than the file tools do. Readable again inside those: the
+    Python installation and the JDKs, which may live under a home directory.
+    """
+    cache = ctx.options.cache_dir
+    writable = [ctx.root, ctx.options.state_for(ctx.root)] + [cache / name for name in _SHARED_CACHES]
+    hidden = sorted({Path.home(), Path("/root"), Path("/home"), cache})
+    readable = [Path(sys.prefix), Path(sys.base_prefix), *(Path(jdk.path) for jdk in discover_jdks())]
+    readable = [p for p in readable if any(p.is_relative_to(h) for h in hidden)]
+    return writable, hidden, readable
+
+
+def _describe(ctx: ToolContext) -> str:
+    network = "no network access" if ctx.options.offline else "network access is available"
+    return (
+        f" Each command starts a fresh shell (exports and cd do not carry over) and may run at most "
+        f"{ctx.shell_timeout_s:g}s; {network}."
+    )
+
+
+def shell_tools(ctx: ToolContext) -> list[Tool]:
+    """`run_shell` and `run_sh`: one implementation under the two studies' names."""
+
+    def run_shell(shell_command: str) -> str:
+        """Run a bash command in the project's root directory and return its exit code and output.
+
+        Use it to look around (ls, find, grep, cat), to edit files (sed, tee, patch), and to run
+        the build tool or the project's scripts. Commands run in a sandbox: only the project, the
+        shared dependency caches and /tmp can be written; the rest of the machine is read-only.
+        JAVA_HOME points at the currently selected JDK. Output longer than the limit keeps its
+        beginning and end.
+
+        Args:
+            shell_command: The bash command line, e.g. "grep -rn compileSdk --include=*.gradle ." or
+                "./gradlew dependencies --configuration runtimeClasspath".
+        """
+        return run_in_sandbox(ctx, shell_command)
+
+    def run_sh(command: str) -> str:
+        """Run a shell command (bash) in the project's root directory; returns exit code and output.
+
+        Use it to inspect the repository, change files, and run the build or other tools.
+        Commands run in a sandbox: only the project, the shared dependency caches and /tmp can be
+        written; the rest of the machine is read-only. JAVA_HOME points at the currently selected
+        JDK. Output longer than the limit keeps its beginning and end.
+
+        Args:
+            command: The command line, e.g. "cat gradle/wrapper/gradle-wrapper.properties".
+        """
+        return run_in_sandbox(ctx, command)
+
+    tools = [make_tool(run_shell), make_tool(run_sh)]
+    for tool in tools:
+        tool.description += _describe(ctx)
+    return tools
+
+
+def guidance(ctx: ToolContext) -> str:
+    """Tool usage guidance for the shell agent's prompt: JDKs, the build system's commands, testing a fix."""
+    lines = [
+        f"- Commands run with bash in the project root ({ctx.root}), each in a fresh shell: an `export` "
+        "or `cd` lasts for that command only, so chain steps with `&&` in one command.",
+        f"- A command may run for at most {ctx.shell_timeout_s:g}s; "
+        + ("there is no network access, so dependencies must come from the caches."
+           if ctx.options.offline else "network access is available."),
+    ]  # fmt: skip
+    jdks = {
+        j.version: j for j in discover_jdks() if not ctx.installed_jdks or j.version in ctx.installed_jdks
+    }
+    try:
+        current = resolve_jdk(ctx.options.jdk)
+    except BuildfixerError:
+        current = default_jdk()
+    if jdks:
+        listed = "; ".join(f"JDK {v}: {j.path}" for v, j in sorted(jdks.items()))
+        other = next(
+            (j for v, j in sorted(jdks.items(), reverse=True) if not current or v != current.version), None
+        )
+        example = other or next(iter(jdks.values()))
+        now = f"JDK {current.version} is the current one. " if current else ""
+        lines.append(
+            f"- Java: {now}Installed: {listed}. To build with another JDK, set JAVA_HOME in the same "
+            f"command, e.g. `export JAVA_HOME={example.path} PATH={example.path}/bin:$PATH && "
+            f"{_java_probe(ctx)}`."
+        )
+    lines += _system_guidance(ctx)
+    lines.append(
+        f"- Test a fix with the project's standard build: `{_shell_build_command(ctx)}`; a build that "
+        "succeeds this way is what counts."
+    )
+    return "\n".join(lines)
+
+
+def _java_probe(ctx: ToolContext) -> str:
+    return _shell_build_command(ctx) if ctx.build_system in JVM_SYSTEMS else "java -version"
+
+
+def _gradle_launcher(ctx: ToolContext) -> str:
+    return "./gradlew" if (ctx.root / "gradlew").is_file() else "gradle"
+
+
+def _shell_build_command(ctx: ToolContext) -> str:
+    offline = ctx.options.offline
+    if ctx.build_system == "gradle":
+        tasks = " ".join(
+            ctx.options.tasks or (["assembleDebug"] if gradle.is_android(ctx.root) else ["build"])
+        )
+        return f"{_gradle_launcher(ctx)} {tasks} --console=plain" + (" --offline" if offline else "")
+    if ctx.build_system == "maven":
+        launcher = "./mvnw" if (ctx.root / "mvnw").is_file() else "mvn"
+        return f"{launcher} -B {' '.join(ctx.options.tasks or ['package'])}" + (" -o" if offline else "")
+    if ctx.build_system == "python":
+        return "python -m pip install -e . && python -m pytest"
+    return standard_command(ctx)
+
+
+def _system_guidance(ctx: ToolContext) -> list[str]:
+    root = ctx.root
+    if ctx.build_system == "gradle":
+        if (root / "gradlew").is_file():
+            wanted = gradle.wrapper_version(root)
+            how = (
+                f"- Gradle: run a task with `./gradlew <task>` (the wrapper, Gradle {wanted or '?'}; it "
+                "downloads its distribution on first use, which needs network; `gradle <task>` runs the "
+                "installed Gradle instead). "
+            )
+        else:
+            how = (
+                "- Gradle: there is no wrapper here; run a task with `gradle <task>` (the installed Gradle). "
+            )
+        return [
+            how + "Useful: `tasks --all`, `dependencies --configuration compileClasspath`, "
+            "`build --stacktrace`; add `--console=plain` for readable output."
+        ]
+    if ctx.build_system == "maven":
+        launcher = "./mvnw" if (root / "mvnw").is_file() and maven.wrapper_version(root) else "mvn"
+        return [
+            f"- Maven: run goals with `{launcher} -B <goal>`, e.g. `{launcher} -B dependency:tree` or "
+            f"`{launcher} -B -e compile` for more detail; the local repository is the shared cache."
+        ]
+    if ctx.build_system == "python":
+        venv = ctx.options.state_for(root) / "venv"
+        return [
+            f"- Python: the build's virtualenv is {venv} (on PATH once the build has created it; "
+            f"otherwise create it with `python3 -m venv {venv}`). Install with `python -m pip install "
+            "-e .` and run tests with `python -m pytest -x`."
+        ]
+    if ctx.build_system == "npm":
+        return [
+            "- npm: install with `npm ci` (or `npm install` without a lockfile), run scripts with "
+            "`npm run <script>`; `npm ls` and `npm view <package> versions` show dependencies."
+        ]
+    return []
