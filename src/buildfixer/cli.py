@@ -138,13 +138,100 @@ def examples(
     only: Annotated[list[str] | None, typer.Option("--only", help="Run just these examples (name).")] = None,
     keep: Annotated[Path | None, typer.Option(help="Materialize the examples here and keep them.")] = None,
     list_only: Annotated[bool, typer.Option("--list", help="List the examples without building.")] = False,
+    fix: Annotated[bool, typer.Option("--fix", help="Repair each example with `buildfixer fix`.")] = False,
+    model: Annotated[str, typer.Option(help="Model for --fix (default: the offline recipes).")] = "recipes",
     as_json: JsonFlag = False,
 ) -> None:
-    """Build every bundled broken example and show each failure and its category."""
+    """Build every bundled broken example and show its failure; with --fix, repair each one."""
     from buildfixer.demo import run_examples
 
-    code = run_examples(only=only or [], keep=keep, list_only=list_only, as_json=as_json)
+    code = run_examples(
+        only=only or [], keep=keep, list_only=list_only, as_json=as_json, fix_model=model if fix else None
+    )
     raise typer.Exit(code)
+
+
+@app.command()
+def fix(
+    path: Annotated[Path, typer.Argument(help="Project directory.")] = Path("."),
+    model: Annotated[
+        str, typer.Option(help="litellm model (e.g. openai/gpt-4o), scripted:FILE, or recipes (offline).")
+    ] = "recipes",
+    toolset: Annotated[str, typer.Option(help="Tool preset (see `buildfixer toolsets`).")] = "gradlefixer",
+    agent: Annotated[
+        str, typer.Option(help="tool, coding-assistant, hierarchical or cascade (models comma-separated).")
+    ] = "tool",
+    max_calls: Annotated[int, typer.Option(help="LLM call budget.")] = 30,
+    max_tokens: Annotated[int | None, typer.Option(help="Token budget (input + output).")] = None,
+    max_cost: Annotated[float | None, typer.Option(help="Cost budget in USD.")] = None,
+    max_time: Annotated[float | None, typer.Option(help="Wall-time budget in seconds.")] = None,
+    mask: Annotated[str, typer.Option(help="Mask tool names, descriptions, both, or none.")] = "none",
+    guidance: Annotated[bool, typer.Option(help="Add tool usage guidance to the prompt.")] = False,
+    jdk: Annotated[int | None, typer.Option(help="Start from this major JDK version.")] = None,
+    timeout: Annotated[float, typer.Option(help="Limit of each build, in seconds.")] = 1800.0,
+    offline: Annotated[bool, typer.Option(help="No network for the build tool.")] = False,
+    trajectory: Annotated[Path | None, typer.Option(help="Write the trajectory JSON here.")] = None,
+    dry_run: Annotated[bool, typer.Option(help="Only print the patch; never change PATH.")] = False,
+    as_json: JsonFlag = False,
+) -> None:
+    """Repair a failing build; the project changes only when the final build succeeds."""
+    from buildfixer.agent.attempt import AGENTS, AttemptConfig
+    from buildfixer.agent.fix import fix_project
+    from buildfixer.agent.loop import Budget
+    from buildfixer.build.options import BuildOptions
+    from buildfixer.fix_report import ProgressPrinter, print_outcome
+    from buildfixer.tools.presets import MASK_MODES, PRESETS
+
+    if agent not in AGENTS:
+        raise BuildfixerError(f"unknown agent {agent!r} (known: {', '.join(AGENTS)})")
+    if toolset not in PRESETS:
+        raise BuildfixerError(f"unknown toolset {toolset!r} (known: {', '.join(PRESETS)})")
+    if mask not in MASK_MODES:
+        raise BuildfixerError(f"unknown mask mode {mask!r} (known: {', '.join(MASK_MODES)})")
+    if max_calls < 1:
+        raise BuildfixerError("--max-calls must be at least 1")
+    config = AttemptConfig(
+        agent=agent,
+        model=model,
+        toolset=toolset,
+        mask=mask,
+        guidance=guidance,
+        budget=Budget(max_calls, max_tokens, max_cost, max_time),
+        options=BuildOptions(jdk=jdk, timeout_s=timeout, offline=offline),
+        trajectory_path=trajectory,
+    )
+    outcome = fix_project(path, config, dry_run=dry_run, progress=ProgressPrinter())
+    if as_json:
+        _print_json(
+            {
+                "resolved": outcome.attempt.resolved,
+                "patch": outcome.patch,
+                "llm_calls": outcome.attempt.llm_calls,
+                "trajectory": str(outcome.trajectory_path),
+                "applied": outcome.applied,
+                "jdk": outcome.attempt.jdk,
+                "stop_reason": outcome.attempt.stop_reason,
+            }
+        )
+    else:
+        print_outcome(outcome, dry_run)
+    raise typer.Exit(0 if outcome.attempt.resolved else 1)
+
+
+@app.command()
+def toolsets(
+    system: Annotated[str, typer.Option(help="Build system the tools are for.")] = "gradle",
+    as_json: JsonFlag = False,
+) -> None:
+    """List the tool presets and the tools each offers."""
+    from buildfixer.tools.presets import PRESETS, tool_names
+
+    table = {name: tool_names(name, system) for name in PRESETS}
+    if as_json:
+        _print_json(table)
+        return
+    for name, names in table.items():
+        typer.echo(f"{name:<26} {', '.join(names)}")
 
 
 def main() -> None:

@@ -48,8 +48,40 @@ def run_example(example: Example, root: Path) -> dict[str, Any]:
     }
 
 
-def run_examples(only: list[str], keep: Path | None, list_only: bool, as_json: bool) -> int:
-    """Build the selected examples one by one, printing each verdict as it comes; 0 when all match."""
+def fix_example(example: Example, root: Path, model: str) -> dict[str, Any]:
+    """Materialize one example and repair it with `buildfixer fix` (recipes, or a real model)."""
+    from buildfixer.agent.attempt import AttemptConfig
+    from buildfixer.agent.fix import fix_project
+
+    project = materialize(example, root / example.name.replace("/", "__"))
+    config = AttemptConfig(
+        model=model,
+        options=BuildOptions(jdk=example.jdk, timeout_s=900),
+        trajectory_path=root / "trajectories" / f"{example.name.replace('/', '__')}.json",
+    )
+    outcome = fix_project(project, config)
+    attempt = outcome.attempt
+    return {
+        "name": example.name,
+        "build_system": example.build_system,
+        "category": example.category,
+        "resolved": attempt.resolved,
+        "stop_reason": attempt.stop_reason,
+        "llm_calls": attempt.llm_calls,
+        "changed_files": outcome.changed_files,
+        "jdk": attempt.jdk,
+        "duration_s": round(attempt.duration_s, 1),
+        "trajectory": str(outcome.trajectory_path),
+    }
+
+
+def run_examples(
+    only: list[str], keep: Path | None, list_only: bool, as_json: bool, fix_model: str | None = None
+) -> int:
+    """Build (or repair) the selected examples one by one, printing each verdict as it comes.
+
+    Returns 0 when every example failed as expected (or, when repairing, when the run completed).
+    """
     from rich.console import Console
     from rich.markup import escape
 
@@ -64,14 +96,17 @@ def run_examples(only: list[str], keep: Path | None, list_only: bool, as_json: b
     try:
         for index, example in enumerate(examples, 1):
             if not as_json:
-                out.print(f"[dim][{index}/{len(examples)}] building {example.name} ...[/]")
-            row = run_example(example, root)
+                verb = "repairing" if fix_model else "building"
+                out.print(f"[dim][{index}/{len(examples)}] {verb} {example.name} ...[/]")
+            row = fix_example(example, root, fix_model) if fix_model else run_example(example, root)
             rows.append(row)
             if not as_json:
-                _print_row(out, row)
+                _print_fix_row(out, row) if fix_model else _print_row(out, row)
     finally:
         if keep is None:
             shutil.rmtree(root, ignore_errors=True)
+    if fix_model:
+        return _fix_summary(out, rows, as_json)
     matched = sum(r["matches"] for r in rows)
     if as_json:
         print(json.dumps({"examples": rows, "matched": matched, "total": len(rows)}, indent=2))
@@ -94,3 +129,23 @@ def _print_row(out: Any, row: dict[str, Any]) -> None:
     if message:
         location = escape(where + " ") if where else ""
         out.print(f"     root error ({error.get('tool')}): {location}{escape(message[0])}")
+
+
+def _print_fix_row(out: Any, row: dict[str, Any]) -> None:
+    from rich.markup import escape
+
+    if row["resolved"]:
+        files = ", ".join(row["changed_files"]) or "no file"
+        jdk = f"; build with JDK {row['jdk']}" if row["jdk"] else ""
+        out.print(f"  [green]repaired[/] in {row['duration_s']}s: {escape(files)}{jdk}")
+    else:
+        out.print(f"  [yellow]not repaired[/]: {escape(row['stop_reason'])}")
+
+
+def _fix_summary(out: Any, rows: list[dict[str, Any]], as_json: bool) -> int:
+    repaired = sum(r["resolved"] for r in rows)
+    if as_json:
+        print(json.dumps({"examples": rows, "repaired": repaired, "total": len(rows)}, indent=2))
+    else:
+        out.print(f"\n{repaired}/{len(rows)} examples repaired; the others were left as they were")
+    return 0

@@ -1,0 +1,1 @@
+"""Agents that repair builds: the tool loop, its baselines, the recipes policy, trajectories."""

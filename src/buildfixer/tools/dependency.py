@@ -1,0 +1,133 @@
+"""Dependency tools of the second study: change a declared dependency's version, or remove it.
+
+Both edit the build files through `buildfixer.build.deps` (every Gradle, Maven, pip and npm
+declaration form it knows, versions held in properties included), inside the workspace only,
+each file written atomically.
+"""
+
+from __future__ import annotations
+
+import re
+
+from buildfixer.build import deps
+from buildfixer.build.registry import available_versions, newest_version
+from buildfixer.tools.base import Tool, ToolError, make_tool
+from buildfixer.tools.context import ToolContext
+
+_JVM = ("gradle", "maven")
+
+
+def _show(edits: list[deps.Edit]) -> str:
+    """The edits as a small diff per file."""
+    out: list[str] = []
+    for edit in edits:
+        out.append(f"--- {edit.file}")
+        out += [f"-{line}" for line in edit.old_text.splitlines()]
+        out += [f"+{line}" for line in edit.new_text.splitlines()]
+    return "\n".join(out)
+
+
+def _qualified(ctx: ToolContext, dependency: str) -> list[str]:
+    """group:artifact names declared in the JVM build files whose artifact is `dependency`."""
+    name = re.escape(dependency)
+    groups: list[str] = []
+    for path in deps.walk_files(ctx.root, ("build.gradle", "build.gradle.kts", "*.versions.toml", "pom.xml")):
+        text = deps.read(path)
+        groups += re.findall(rf"['\"]([\w.-]+):{name}(?=[:'\"@])", text)
+        groups += re.findall(
+            rf"<groupId>\s*([\w.-]+)\s*</groupId>\s*<artifactId>\s*{name}\s*</artifactId>", text
+        )
+    return list(dict.fromkeys(f"{group}:{dependency}" for group in groups))
+
+
+def _declarations(ctx: ToolContext, dependency: str) -> tuple[str, list[deps.Declaration]]:
+    """The dependency's full name and declarations; ToolError when undeclared or ambiguous."""
+    dependency = dependency.strip()
+    if not dependency:
+        raise ToolError("dependency is empty: pass group:artifact (Gradle/Maven) or a package name")
+    found = deps.find_declaration(ctx.root, dependency)
+    if not found and ctx.build_system in _JVM and ":" not in dependency:
+        names = _qualified(ctx, dependency)
+        if len(names) > 1:
+            raise ToolError(f"{dependency} is ambiguous: declared as {', '.join(names)}; pass one of them")
+        if names:
+            dependency, found = names[0], deps.find_declaration(ctx.root, names[0])
+    if not found:
+        form = "group:artifact (or a plugin id)" if ctx.build_system in _JVM else "the package name"
+        raise ToolError(f"{dependency} is not declared in the project's build files (name it as {form})")
+    return dependency, found
+
+
+def _write(ctx: ToolContext, edits: list[deps.Edit]) -> None:
+    for edit in edits:
+        ctx.resolve(edit.file)  # confinement: a ToolError if an edit would leave the workspace
+    try:
+        deps.apply_edits(ctx.root, edits)
+    except ValueError as exc:
+        raise ToolError(f"the build file changed under the edit: {exc}") from None
+
+
+def dependency_tools(ctx: ToolContext) -> list[Tool]:
+    """`dependency_upgrade` and `remove_dependency` bound to a workspace."""
+
+    def dependency_upgrade(dependency: str, version: str | None = None) -> str:
+        """Set a declared dependency (or plugin) to another version and return what changed.
+
+        Edits every declaration of it in the build files (build.gradle[.kts], version catalogs,
+        gradle.properties, pom.xml, pyproject.toml, setup.py/setup.cfg, requirements files,
+        package.json); a version held in a property (${kotlin.version}, $gsonVersion) is changed
+        where the property is defined. Without a version, the newest published release is used
+        (from the local caches and, when online, Maven Central / Google / the Gradle plugin
+        portal, PyPI or the npm registry).
+
+        Args:
+            dependency: "group:artifact" (or a Gradle plugin id) for Gradle and Maven, the
+                distribution name for pip, the package name for npm.
+            version: The version to ask for; omitted: the newest published release.
+        """
+        name, found = _declarations(ctx, dependency)
+        if version is None:
+            registry_name = name
+            if ctx.build_system in _JVM and ":" not in name:  # a Gradle plugin, through its marker
+                registry_name = f"{name}:{name}.gradle.plugin"
+            system = ctx.build_system if ctx.build_system in (*_JVM, "python", "npm") else found[0].kind
+            known = available_versions(system, registry_name, ctx.options)
+            version = newest_version(known, python=system == "python")
+            if version is None:
+                raise ToolError(f"no published versions of {name} are known here (offline?); pass a version")
+        version = version.strip()
+        if not re.fullmatch(r"[\w.+!~^*<>=-]+", version):
+            raise ToolError(f"not a version: {version!r}")
+        edits = deps.set_version(ctx.root, name, version)
+        if not edits:
+            current = ", ".join(sorted({f"{d.file}: {d.version or 'no version'}" for d in found}))
+            return f"{name} already asks for {version}, or no build file writes its version ({current})"
+        _write(ctx, edits)
+        before = ", ".join(sorted({d.version or "unversioned" for d in found}))
+        note = ""
+        if any(e.file.endswith("package.json") for e in edits) and (ctx.root / "package-lock.json").is_file():
+            note = "\nNote: package-lock.json still pins the old version; `npm ci` needs it updated too."
+        return f"{name}: {before} -> {version}\n{_show(edits)}{note}"
+
+    def remove_dependency(dependency: str) -> str:
+        """Remove a declared dependency (or plugin) from the build files and return what changed.
+
+        Deletes each declaration with its line (a Maven <dependency> block, a Gradle
+        `implementation '...'` line, a requirement, a package.json entry); a version property it
+        used stays. Code that still uses the dependency will then fail to compile.
+
+        Args:
+            dependency: "group:artifact" (or a Gradle plugin id) for Gradle and Maven, the
+                distribution name for pip, the package name for npm.
+        """
+        name, found = _declarations(ctx, dependency)
+        edits = deps.remove_dependency(ctx.root, name)
+        if not edits:
+            where = "; ".join(f"{d.file}: {d.text.splitlines()[0]}" for d in found)
+            raise ToolError(
+                f"{name} is declared in a form this tool cannot remove ({where}); edit it with replace"
+            )
+        _write(ctx, edits)
+        return f"removed {name}\n{_show(edits)}"
+
+    return [make_tool(dependency_upgrade), make_tool(remove_dependency)]

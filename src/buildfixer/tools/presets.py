@@ -1,0 +1,148 @@
+"""Toolsets: the tool configurations of the studies' tables, and masking of names and descriptions.
+
+A preset is a list of tool *slots*. Most slots are tools by name; the slot "command" is the build
+system's own command tool: `run_gradle_command` on Gradle projects, `run_maven_command`,
+`run_npm_command` or `run_python_command` elsewhere (tool bridging beyond Gradle).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from buildfixer.errors import BuildfixerError
+from buildfixer.tools.base import Tool
+from buildfixer.tools.context import ToolContext
+
+# Gemini-CLI's file tools and its web search, common to every configuration of the first study.
+_FILES = ["list_directory", "glob", "search_file_content", "read_file", "replace", "search_google"]
+
+PRESETS: dict[str, list[str]] = {
+    # GradleFixer: file tools + build + build-system command + JDK switch, no shell.
+    "gradlefixer": [*_FILES, "run_build", "command", "change_java_version"],
+    # Gemini-CLI with its shell (the "Read/Write and Shell" agent; also "Only shell" of Table 5).
+    "shell": [*_FILES, "run_shell"],
+    "only-shell": [*_FILES, "run_shell"],
+    # Gemini-CLI without shell ("Read/Write Only", the "No shell" baseline).
+    "noshell": list(_FILES),
+    "only-gradle": [*_FILES, "command"],
+    "only-build": [*_FILES, "run_build"],
+    "build+gradle": [*_FILES, "run_build", "command"],
+    "build+java": [*_FILES, "run_build", "change_java_version"],
+    "shell+build+gradle+java": [*_FILES, "run_shell", "run_build", "command", "change_java_version"],
+    # The industrial repair loop's ten tools.
+    "industrial": [
+        "ask_for_help", "dependency_upgrade", "find_files", "find_files_with_text", "remove_dependency",
+        "run_sh", "upgrade_gradle", "validate_and_build", "read_file", "write_file",
+    ],
+}  # fmt: skip
+
+COMMAND_TOOLS = {
+    "gradle": "run_gradle_command",
+    "maven": "run_maven_command",
+    "npm": "run_npm_command",
+    "python": "run_python_command",
+}
+
+MASK_MODES = ("none", "names", "descriptions", "both")
+
+# Words that give a tool's purpose away; masked in descriptions for the semantics ablation.
+_KEYWORDS = re.compile(
+    r"\b(gradle\w*|gradlew|maven|mvn\w*|npm|pip|pytest|python|java\w*|jdk|jvm|kotlin|android|build\w*|"
+    r"compil\w*|shell|bash|command\w*|dependenc\w*|google|search\w*|web|wrapper|version\w*|"
+    r"tasks?|assemble\w*|replace\w*|file\w*|director\w*|folder\w*|glob|grep|regex\w*|read\w*|"
+    r"write\w*|edit\w*|list\w*)\b",
+    re.IGNORECASE,
+)
+
+
+def all_tools(ctx: ToolContext) -> dict[str, Tool]:
+    """Every tool available for this context, by name."""
+    # Imported here: building a toolset is the only reason to load the tool modules.
+    from buildfixer.tools.build_tools import build_tools
+    from buildfixer.tools.dependency import dependency_tools
+    from buildfixer.tools.files import file_tools
+    from buildfixer.tools.shell import shell_tools
+    from buildfixer.tools.web import web_tools
+
+    factories: list[Callable[[ToolContext], list[Tool]]] = [
+        file_tools,
+        build_tools,
+        shell_tools,
+        web_tools,
+        dependency_tools,
+    ]
+    return {tool.name: tool for factory in factories for tool in factory(ctx)}
+
+
+def tool_names(preset: str, build_system: str) -> list[str]:
+    """Names of a preset's tools for a build system (BuildfixerError for an unknown preset)."""
+    if preset not in PRESETS:
+        raise BuildfixerError(f"unknown toolset {preset!r} (known: {', '.join(PRESETS)})")
+    names = []
+    for slot in PRESETS[preset]:
+        name = COMMAND_TOOLS.get(build_system, "run_gradle_command") if slot == "command" else slot
+        if name == "upgrade_gradle" and build_system != "gradle":
+            continue  # only Gradle projects have a wrapper to upgrade
+        names.append(name)
+    return names
+
+
+def make_toolset(ctx: ToolContext, preset: str, mask: str = "none") -> list[Tool]:
+    """The tools of a preset, in preset order, masked as asked."""
+    if mask not in MASK_MODES:
+        raise BuildfixerError(f"unknown mask mode {mask!r} (known: {', '.join(MASK_MODES)})")
+    available = all_tools(ctx)
+    names = tool_names(preset, ctx.build_system)
+    missing = [n for n in names if n not in available]
+    if missing:
+        raise BuildfixerError(f"toolset {preset} needs tools not available here: {', '.join(missing)}")
+    tools = [available[n] for n in names]
+    if mask in ("names", "both"):
+        tools = [_mask_name(tool, index) for index, tool in enumerate(tools)]
+    if mask in ("descriptions", "both"):
+        tools = [_mask_description(tool) for tool in tools]
+    return tools
+
+
+def _label(index: int) -> str:
+    """tool_A, tool_B, ..., tool_Z, tool_AA, ..."""
+    letters = ""
+    index += 1
+    while index:
+        index, rest = divmod(index - 1, 26)
+        letters = chr(ord("A") + rest) + letters
+    return f"tool_{letters}"
+
+
+def _mask_name(tool: Tool, index: int) -> Tool:
+    """The tool under a generic name, its parameters renamed arg_1.. (names like gradle_command tell)."""
+    props = tool.parameters.get("properties", {})
+    renamed = {old: f"arg_{i}" for i, old in enumerate(props, start=1)}
+    parameters: dict[str, Any] = {
+        "type": "object",
+        "properties": {renamed[k]: v for k, v in props.items()},
+        "required": [renamed[k] for k in tool.parameters.get("required", [])],
+    }
+    back = {new: old for old, new in renamed.items()}
+    original = tool.fn
+
+    def call(**kwargs: Any) -> str:
+        return original(**{back[k]: v for k, v in kwargs.items()})
+
+    return Tool(_label(index), tool.description, parameters, call, tool.output_limit)
+
+
+def _mask_text(text: str) -> str:
+    return _KEYWORDS.sub("[MASKED]", text)
+
+
+def _mask_description(tool: Tool) -> Tool:
+    """The tool with domain keywords masked in its own and its parameters' descriptions."""
+    props = {
+        name: {**schema, "description": _mask_text(schema.get("description", ""))}
+        for name, schema in tool.parameters.get("properties", {}).items()
+    }
+    parameters = {**tool.parameters, "properties": props}
+    return Tool(tool.name, _mask_text(tool.description), parameters, tool.fn, tool.output_limit)
