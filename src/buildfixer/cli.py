@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import signal
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -234,8 +235,15 @@ def toolsets(
         typer.echo(f"{name:<26} {', '.join(names)}")
 
 
+def _terminated(signum: int, frame: object) -> None:
+    """SIGTERM (kill, timeout, CI): unwind like Ctrl-C, so builds are stopped and workspaces removed."""
+    signal.signal(signum, signal.SIG_DFL)  # a second one kills at once
+    raise SystemExit(128 + signum)
+
+
 def main() -> None:
     """Console entry point: user errors become one line on stderr and exit code 2."""
+    signal.signal(signal.SIGTERM, _terminated)
     try:
         app()
     except BuildfixerError as exc:

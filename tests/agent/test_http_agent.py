@@ -43,6 +43,16 @@ def test_each_preset_offers_exactly_its_tools_over_http(workspace, preset, syste
         assert offered == [f"tool_{chr(ord('A') + i)}" for i in range(len(expected))]
         described = " ".join(t["function"]["description"] for t in server.requests[0]["tools"])
         assert "gradle" not in described.lower() and "[MASKED]" in described
+        schema_text = json.dumps(server.requests[0]["tools"])
+        originals = [
+            *expected,
+            "old_string",
+            "file_path",
+            "gradle_command",
+            "shell_command",
+            "expected_replacements",
+        ]
+        assert not [name for name in originals if name in schema_text]  # no name spelled out anywhere
     else:
         assert offered == expected
     if system != "gradle":
@@ -52,8 +62,8 @@ def test_each_preset_offers_exactly_its_tools_over_http(workspace, preset, syste
 def test_masked_names_still_call_the_right_tool(workspace):
     ctx = ToolContext(root=workspace, build_system="gradle")
     tools = make_toolset(ctx, "gradlefixer", "names")
-    read = next(t for t in tools if "arg_1" in t.parameters["properties"] and "line" in t.description.lower()
-                and "offset" in t.description.lower())  # fmt: skip
+    read = tools[tool_names("gradlefixer", "gradle").index("read_file")]
+    assert read.name == "tool_D" and list(read.parameters["properties"]) == ["arg_1", "arg_2", "arg_3"]
     assert "apply plugin" in read.call({"arg_1": "build.gradle"})
 
 

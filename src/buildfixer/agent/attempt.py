@@ -131,6 +131,9 @@ def run_attempt(
             stop = _run_agent(agent, ctx, config, trajectory, initial, progress)
         except ModelError as exc:
             stop = f"model error: {exc}"
+        except (KeyboardInterrupt, SystemExit):  # Ctrl-C, SIGTERM: say so on record, then unwind
+            trajectory.finish({"resolved": False, "stop_reason": "interrupted"})
+            raise
         _emit(progress, "build", {"phase": "verdict"})
         verdict = current_build(ctx)
     resolved = verdict.status == "success"

@@ -32,6 +32,7 @@ _BUILD_FILES = (
 )  # fmt: skip
 _MAX_FILE_CHARS = 20_000
 _MAX_CONTEXT_CHARS = 80_000
+NO_EDITS = "no edits found in the answer"
 
 CODING_ASSISTANT_PROMPT = """\
 You are a coding assistant. A developer's build fails; you see the error and the relevant files, \
@@ -110,11 +111,12 @@ def coding_assistant_edit(
     reply = model.complete(messages, [])
     edits = parse_edits(reply.content)
     began = time.monotonic()
-    report = apply_edits(edits, replace) if edits else ["no edits found in the answer"]
+    report = apply_edits(edits, replace) if edits else [NO_EDITS]
+    failed = not edits or any(line.startswith("edit of ") for line in report)  # apply_edits' failures
     step = Step(len(trajectory.steps) + 1, reply.message(), usage=reply.usage, model_s=reply.duration_s)
     step.tool_results.append(
         {"id": "edits", "name": "apply_edits", "arguments": "", "output": "\n".join(report),
-         "error": not edits, "seconds": round(time.monotonic() - began, 3)}
+         "error": failed, "seconds": round(time.monotonic() - began, 3)}
     )  # fmt: skip
     if not trajectory.messages:
         trajectory.messages.extend(messages)
@@ -129,12 +131,15 @@ def run_coding_assistant(
 ) -> str:  # fmt: skip
     """Aider-like baseline: one call with the error and the file context, edits applied, no tools."""
     request = f"The build fails with:\n\n{error_view(ctx, initial, config.first_error)}"
-    report = coding_assistant_edit(_model(config.model), ctx, trajectory, request, initial)
+    coding_assistant_edit(_model(config.model), ctx, trajectory, request, initial)
     if progress:
         progress("step", {"step": 1, "usage": trajectory.usage, "calls": 0})
-    return (
-        "coding assistant answered" if "failed" not in report else "coding assistant edits did not all apply"
-    )
+    result = trajectory.steps[-1].tool_results[-1]
+    if not result["error"]:
+        return "coding assistant answered"
+    if result["output"] == NO_EDITS:
+        return "coding assistant answered without edits"
+    return "coding assistant edits did not all apply"
 
 
 def run_hierarchical(
@@ -156,7 +161,12 @@ def run_hierarchical(
             files: Paths of the files to change or to consult, relative to the project root.
         """
         request = f"{instruction}\n\nThe build error:\n\n{error_view(ctx, initial, 'condensed')}"
-        return coding_assistant_edit(model, ctx, Trajectory(None), request, initial, files)
+        delegated = Trajectory(None)
+        report = coding_assistant_edit(model, ctx, delegated, request, initial, files)
+        # The delegated call counts (calls, tokens, cost); its messages stay out of the planner's.
+        for step in delegated.steps:
+            trajectory.add_step(step)
+        return report
 
     tools: list[Tool] = [*readers, make_tool(request_code_change)]
     first = first_message(ctx.root, error_view(ctx, initial, config.first_error))

@@ -13,12 +13,17 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from buildfixer.agent.attempt import AttemptConfig, AttemptResult, run_attempt
 from buildfixer.agent.loop import Progress
-from buildfixer.build.api import stop_daemons
+from buildfixer.build.api import detect_build_system, stop_daemons
 from buildfixer.errors import BuildfixerError
 from buildfixer.paths import cache_root
+from buildfixer.workspace.git import git
+
+if TYPE_CHECKING:
+    from buildfixer.workspace.workspace import Workspace
 
 
 @dataclass
@@ -47,6 +52,7 @@ def fix_project(
     project = project.resolve()
     if not project.is_dir():
         raise BuildfixerError(f"not a directory: {project}")
+    check_usable(project, config)
     if config.trajectory_path is None:
         config.trajectory_path = default_trajectory_path(project)
     workspace = Workspace.from_directory(project, cache_dir=config.options.cache_dir)
@@ -60,8 +66,49 @@ def fix_project(
             applied = True
     finally:
         stop_daemons(workspace.root, config.options)
+        discard_state(config.options.state_for(workspace.root))
         workspace.remove()
+        discard_snapshot(workspace)
     return FixOutcome(attempt, patch, changed, applied, config.trajectory_path)
+
+
+def discard_state(state: Path) -> None:
+    """Remove a finished workspace's build state (venv, daemon registry) but keep its build logs.
+
+    The logs stay because the trajectory points at them; a venv per run would pile up.
+    """
+    if not state.is_dir():
+        return
+    for entry in state.iterdir():
+        if entry.name == "logs":
+            continue
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry, ignore_errors=True)
+        else:
+            entry.unlink(missing_ok=True)
+
+
+def check_usable(project: Path, config: AttemptConfig) -> None:
+    """Refuse what would fail only later (no build, a missing or malformed script) before anything starts."""
+    from buildfixer.llm.factory import SCRIPTED_PREFIX, make_model
+
+    detect_build_system(project)
+    agent = config.agent_name()
+    if agent == "recipes":
+        return
+    specs = [s for s in config.model.split(",") if s.strip()] if agent == "cascade" else [config.model]
+    for spec in specs or [""]:
+        if not spec.strip() or spec.strip().startswith(SCRIPTED_PREFIX):
+            make_model(spec)  # reads and checks the script; a litellm model is only made when used
+
+
+def discard_snapshot(workspace: Workspace) -> None:
+    """Remove the snapshot and its mirror, which `Workspace.from_directory` made for this fix alone."""
+    snapshot = git("config", "--get", "remote.origin.url", git_dir=workspace.mirror, check=False).strip()
+    shutil.rmtree(workspace.mirror, ignore_errors=True)
+    snapshots = (workspace.mirror.parent.parent / "snapshots").resolve()  # <cache>/repos/x.git -> <cache>
+    if snapshot and Path(snapshot).resolve().parent == snapshots:
+        shutil.rmtree(snapshot, ignore_errors=True)
 
 
 def copy_back(source_root: Path, dest_root: Path, paths: list[str]) -> None:

@@ -46,7 +46,7 @@ class Budget:
         if self.max_cost_usd is not None and usage.cost_usd >= self.max_cost_usd:
             return f"cost budget reached (${self.max_cost_usd})"
         if self.max_wall_s is not None and time.monotonic() - started >= self.max_wall_s:
-            return f"time budget reached ({self.max_wall_s:.0f}s)"
+            return f"time budget reached ({self.max_wall_s:g}s)"
         return None
 
 
@@ -108,7 +108,7 @@ class ToolLoop:
                     (i + 1 for i in range(len(recent) - 1, -1, -1) if recent[i] != signature), 0
                 )
                 output, failed, seconds = self._execute(by_name, call)
-                if repeats == self.repeat_limit - 1:
+                if 1 < repeats == self.repeat_limit - 1:  # a first call is no repetition to warn of
                     output += (
                         "\n\nNote: you have made this exact call several times in a row; try something else."
                     )

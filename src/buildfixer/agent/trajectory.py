@@ -58,7 +58,12 @@ class Trajectory:
         self.messages.append(message)
 
     def add_step(self, step: Step) -> None:
-        """Record a finished step and save."""
+        """Record a finished step and save.
+
+        Steps are numbered in recording order: a step recorded while another was running (a
+        hierarchical agent's delegated call) comes before it.
+        """
+        step.index = len(self.steps) + 1
         self.steps.append(step)
         self.usage.add(step.usage)
         self.save()

@@ -99,10 +99,13 @@ def make_toolset(ctx: ToolContext, preset: str, mask: str = "none") -> list[Tool
     if missing:
         raise BuildfixerError(f"toolset {preset} needs tools not available here: {', '.join(missing)}")
     tools = [available[n] for n in names]
-    if mask in ("names", "both"):
-        tools = [_mask_name(tool, index) for index, tool in enumerate(tools)]
     if mask in ("descriptions", "both"):
         tools = [_mask_description(tool) for tool in tools]
+    if mask in ("names", "both"):
+        # Descriptions mention tool and parameter names ("read_file before replace", "old_string"):
+        # those mentions are renamed too, or the masked names would be spelled out beside them.
+        labels = {tool.name: _label(index) for index, tool in enumerate(tools)}
+        tools = [_mask_name(tool, labels) for tool in tools]
     return tools
 
 
@@ -116,13 +119,24 @@ def _label(index: int) -> str:
     return f"tool_{letters}"
 
 
-def _mask_name(tool: Tool, index: int) -> Tool:
+def _rename(text: str, names: dict[str, str]) -> str:
+    """Replace whole-word mentions of the given names (longest first: `read_file` before `read`)."""
+    for old in sorted(names, key=len, reverse=True):
+        text = re.sub(rf"(?<![\w-]){re.escape(old)}(?![\w-])", names[old], text)
+    return text
+
+
+def _mask_name(tool: Tool, labels: dict[str, str]) -> Tool:
     """The tool under a generic name, its parameters renamed arg_1.. (names like gradle_command tell)."""
     props = tool.parameters.get("properties", {})
     renamed = {old: f"arg_{i}" for i, old in enumerate(props, start=1)}
+    names = {**labels, **renamed}
     parameters: dict[str, Any] = {
         "type": "object",
-        "properties": {renamed[k]: v for k, v in props.items()},
+        "properties": {
+            renamed[k]: {**v, "description": _rename(v.get("description", ""), names)}
+            for k, v in props.items()
+        },
         "required": [renamed[k] for k in tool.parameters.get("required", [])],
     }
     back = {new: old for old, new in renamed.items()}
@@ -131,7 +145,7 @@ def _mask_name(tool: Tool, index: int) -> Tool:
     def call(**kwargs: Any) -> str:
         return original(**{back[k]: v for k, v in kwargs.items()})
 
-    return Tool(_label(index), tool.description, parameters, call, tool.output_limit)
+    return Tool(labels[tool.name], _rename(tool.description, names), parameters, call, tool.output_limit)
 
 
 def _mask_text(text: str) -> str:
