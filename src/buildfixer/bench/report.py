@@ -1,0 +1,338 @@
+"""Reports of a benchmark run directory, in the layouts of the study's tables.
+
+pass@k overall, by origin and by category (Table 4), tool usage (Table 6), success rate and change size
+for fixed vs failed cases (Table 8), cost of successes vs failures, difficulty tiers (Table 11).
+
+`build_report` returns plain JSON data (string keys, null where a number does not exist) that the
+Markdown and HTML renderers and `bench compare` read. Rates are fractions in [0, 1]; renderers show %.
+Instance metadata (origin, category, lines/files changed) comes from the run's copy of the dataset,
+`instances.jsonl`, falling back to the fields the runner copies onto each result line.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import statistics
+import sys
+from collections import Counter
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from buildfixer.bench.passk import aggregate, aggregate_by, ks_for, tally
+from buildfixer.bench.report_render import render_html, render_markdown
+from buildfixer.bench.rundir import Run, config_label, load_run, write_atomic
+from buildfixer.errors import BuildfixerError
+
+__all__ = [
+    "FORMATS",
+    "TIERS",
+    "Run",
+    "build_report",
+    "config_label",
+    "load_run",
+    "render_html",
+    "render",
+    "render_markdown",
+    "report_command",
+    "tier_of",
+    "write_atomic",
+    "write_report",
+]
+
+FORMATS = ("md", "json", "html")
+UNKNOWN = "unknown"
+# Table 11 of the study: tiers by lines changed in the change that broke the build (inclusive bounds).
+TIERS: tuple[tuple[str, int, int | None], ...] = (
+    ("Trivial", 1, 10),
+    ("Small", 11, 100),
+    ("Medium", 101, 1000),
+    ("Large", 1001, None),
+)
+USAGE_METRICS = ("llm_calls", "input_tokens", "output_tokens", "cost_usd", "duration_s")
+_HIST_EDGES = (1, 3, 10, 30, 100, 300, 1000, 3000, 10000, 30000, 100000)
+
+
+def _num(value: Any) -> float | None:
+    """A finite number, or None."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value) if math.isfinite(value) else None
+
+
+def _clean(value: float) -> float | None:
+    """NaN (a metric that does not exist) as None, the way JSON shows it."""
+    return None if math.isnan(value) else value
+
+
+def _by_k(values: dict[int, float]) -> dict[str, float | None]:
+    return {str(k): _clean(v) for k, v in values.items()}
+
+
+def _stats(values: list[float]) -> dict[str, float | int | None]:
+    """n, mean, median, sample standard deviation (null below two values) and total."""
+    if not values:
+        return {"n": 0, "mean": None, "median": None, "sd": None, "total": 0.0}
+    sd = statistics.stdev(values) if len(values) > 1 else None
+    mean = math.fsum(values) / len(values)
+    return {"n": len(values), "mean": mean, "median": statistics.median(values), "sd": sd,
+            "total": math.fsum(values)}  # fmt: skip
+
+
+def _rate(resolved: int, attempts: int) -> float | None:
+    return resolved / attempts if attempts else None
+
+
+def tier_of(lines_changed: float | None) -> str:
+    """The Table 11 difficulty tier of a change of this many lines (unknown when not recorded)."""
+    if lines_changed is None:
+        return UNKNOWN
+    for name, _, high in TIERS:
+        if high is None or lines_changed <= high:
+            return name
+    return UNKNOWN  # pragma: no cover - the last tier is unbounded
+
+
+def _meta(run: Run) -> dict[str, dict[str, Any]]:
+    """origin, category, lines_changed, files_changed of every instance with results."""
+    meta: dict[str, dict[str, Any]] = {}
+    for row in run.results:
+        iid = row["instance_id"]
+        if iid in meta:
+            continue
+        inst = run.instances.get(iid, {})
+        meta[iid] = {
+            "origin": str(inst.get("origin") or row.get("origin") or UNKNOWN),
+            "category": str(inst.get("category") or row.get("category") or UNKNOWN),
+            "lines_changed": _num(inst.get("lines_changed", row.get("lines_changed"))),
+            "files_changed": _num(inst.get("files_changed", row.get("files_changed"))),
+        }
+    return meta
+
+
+def _tool_usage(rows: Iterable[dict[str, Any]]) -> dict[str, Any]:
+    """Tool calls of a configuration: counts and each tool's share of all calls (Table 6)."""
+    counts: Counter[str] = Counter()
+    for row in rows:
+        for tool, n in (row.get("tool_counts") or {}).items():
+            if isinstance(n, int) and not isinstance(n, bool) and n > 0:
+                counts[str(tool)] += n
+    total = sum(counts.values())
+    ordered = dict(sorted(counts.items(), key=lambda item: (-item[1], item[0])))
+    return {"total_calls": total, "counts": ordered,
+            "share": {tool: n / total for tool, n in ordered.items()}}  # fmt: skip
+
+
+def _success_and_size(results: list[dict[str, Any]], meta: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """Table 8: success rate per category; lines/files changed for fixed vs failed attempts."""
+    by_category: dict[str, dict[str, Any]] = {}
+    for row in results:
+        entry = by_category.setdefault(meta[row["instance_id"]]["category"], {"attempts": 0, "resolved": 0})
+        entry["attempts"] += 1
+        entry["resolved"] += int(row["resolved"])
+    for entry in by_category.values():
+        entry["success_rate"] = _rate(entry["resolved"], entry["attempts"])
+    change: dict[str, Any] = {}
+    for outcome, wanted in (("fixed", True), ("failed", False)):
+        rows = [meta[row["instance_id"]] for row in results if row["resolved"] is wanted]
+        change[outcome] = {"attempts": len(rows)}
+        for metric in ("lines_changed", "files_changed"):
+            change[outcome][metric] = _stats([x[metric] for x in rows if x[metric] is not None])
+    return {"success_by_category": dict(sorted(by_category.items())), "change_size": change}
+
+
+def _usage(results: list[dict[str, Any]]) -> dict[str, Any]:
+    """LLM calls, tokens, cost and duration of resolved vs failed attempts (and all)."""
+    groups = {
+        "resolved": [row for row in results if row["resolved"]],
+        "failed": [row for row in results if not row["resolved"]],
+        "all": results,
+    }
+    usage: dict[str, Any] = {}
+    for name, rows in groups.items():
+        usage[name] = {"attempts": len(rows)}
+        for metric in USAGE_METRICS:
+            values = [_num(row.get(metric)) for row in rows]
+            usage[name][metric] = _stats([v for v in values if v is not None])
+    return usage
+
+
+def _pass_section(
+    counts: dict[str, tuple[int, int]], meta: dict[str, dict[str, Any]], ks: list[int]
+) -> dict[str, Any]:
+    """pass@k overall, by origin and by category (Table 4)."""
+    origin_of = {iid: meta[iid]["origin"] for iid in counts}
+    category_of = {iid: meta[iid]["category"] for iid in counts}
+    return {
+        "overall": _by_k(aggregate(counts, ks)),
+        "by_origin": {g: _by_k(v) for g, v in sorted(aggregate_by(counts, origin_of, ks).items())},
+        "by_category": {g: _by_k(v) for g, v in sorted(aggregate_by(counts, category_of, ks).items())},
+    }
+
+
+def _tiers(results: list[dict[str, Any]], meta: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """Table 11: instances per difficulty tier, with attempts and resolve rate."""
+    bounds = {name: f"{low}–{high}" if high else f">{low - 1}" for name, low, high in TIERS} | {UNKNOWN: "?"}
+    instances = Counter(tier_of(values["lines_changed"]) for values in meta.values())
+    attempts: Counter[str] = Counter()
+    resolved: Counter[str] = Counter()
+    for row in results:
+        tier = tier_of(meta[row["instance_id"]]["lines_changed"])
+        attempts[tier] += 1
+        resolved[tier] += int(row["resolved"])
+    return [
+        {
+            "tier": name,
+            "lines": lines,
+            "instances": instances[name],
+            "share": instances[name] / len(meta) if meta else None,
+            "attempts": attempts[name],
+            "resolved": resolved[name],
+            "resolve_rate": _rate(resolved[name], attempts[name]),
+        }
+        for name, lines in bounds.items()
+        if name != UNKNOWN or instances[name]
+    ]
+
+
+def _histogram(counts: dict[str, tuple[int, int]], meta: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """Instances per log-spaced bin of lines changed, split by resolved in at least one attempt."""
+    sizes = [(meta[iid]["lines_changed"], c > 0) for iid, (_, c) in counts.items()]
+    sizes = [(v, ok) for v, ok in sizes if v is not None]
+    top = max((v for v, _ in sizes), default=1.0)
+    edges = [e for e in _HIST_EDGES if e <= top] or [1]
+    edges.append(next((e for e in _HIST_EDGES if e > top), int(top) + 1))
+    resolved, unresolved = [0] * (len(edges) - 1), [0] * (len(edges) - 1)
+    for value, ok in sizes:
+        index = sum(1 for edge in edges[1:-1] if value >= edge)  # below 1 line counts in the first bin
+        (resolved if ok else unresolved)[index] += 1
+    return {"edges": edges, "resolved": resolved, "unresolved": unresolved}
+
+
+def build_report(run: Run) -> dict[str, Any]:
+    """Every section of the report of one run, as JSON-ready data.
+
+    Args:
+        run: A run from `load_run`.
+
+    Returns:
+        A dict with at least pass_at_k {overall, by_origin, by_category} ({k: rate or null}), n_instances
+        and samples, plus configurations, tool_usage, success_by_category, change_size, usage,
+        difficulty_tiers, change_size_histogram, status_counts and warnings.
+    """
+    results, meta = run.results, _meta(run)
+    warnings = list(run.warnings)
+    counts = tally((row["instance_id"], row["resolved"]) for row in results)
+    observed = max(n for n, _ in counts.values())
+    configured = run.config.get("samples")
+    samples = max(observed, configured) if isinstance(configured, int) and configured > 0 else observed
+    ks = ks_for(samples)
+    short = sum(1 for n, _ in counts.values() if n < samples)
+    if short:
+        warnings.append(f"{short} instance(s) have fewer than {samples} attempts: pass@k is null where k > n")
+    missing = sorted(run.instances.keys() - counts.keys())
+    if missing:
+        warnings.append(f"{len(missing)} dataset instance(s) have no attempt yet and are left out")
+    by_config: dict[str, list[dict[str, Any]]] = {}
+    for row in results:
+        by_config.setdefault(config_label(row, run.config), []).append(row)
+    if len(by_config) > 1:
+        warnings.append(f"{len(by_config)} configurations in one directory: the overall numbers pool them")
+    configurations = []
+    for label, rows in by_config.items():
+        config_counts = tally((row["instance_id"], row["resolved"]) for row in rows)
+        first = rows[0]
+        entry: dict[str, Any] = {"label": label}
+        entry |= {key: first.get(key) or run.config.get(key) for key in ("agent", "toolset", "model")}
+        entry |= {
+            "n_instances": len(config_counts),
+            "attempts": len(rows),
+            "resolved": sum(int(row["resolved"]) for row in rows),
+            "pass_at_k": _pass_section(config_counts, meta, ks),
+        }
+        configurations.append(entry)
+    status_counts = Counter(str(row.get("status") or UNKNOWN) for row in results)
+    return {
+        "run_dir": str(run.path),
+        "n_instances": len(counts),
+        "n_dataset_instances": len(run.instances.keys() | counts.keys()),
+        "missing_instances": missing,
+        "samples": samples,
+        "ks": ks,
+        "attempts": len(results),
+        "resolved_attempts": sum(int(row["resolved"]) for row in results),
+        "status_counts": dict(status_counts.most_common()),
+        "config": run.config,
+        "configurations": configurations,
+        "pass_at_k": _pass_section(counts, meta, ks),
+        "group_sizes": {
+            "by_origin": dict(sorted(Counter(m["origin"] for m in meta.values()).items())),
+            "by_category": dict(sorted(Counter(m["category"] for m in meta.values()).items())),
+        },
+        "tool_usage": {label: _tool_usage(rows) for label, rows in by_config.items()},
+        **_success_and_size(results, meta),
+        "usage": _usage(results),
+        "difficulty_tiers": _tiers(results, meta),
+        "change_size_histogram": _histogram(counts, meta),
+        "warnings": warnings,
+    }
+
+
+def render(report: dict[str, Any], fmt: str) -> str:
+    """The report as Markdown, JSON (NaN as null) or one self-contained HTML page.
+
+    Args:
+        report: From `build_report`.
+        fmt: md, json or html.
+
+    Returns:
+        The text, ending with a newline.
+
+    Raises:
+        BuildfixerError: An unknown format.
+    """
+    if fmt == "json":
+        return json.dumps(report, indent=2, allow_nan=False) + "\n"
+    if fmt == "md":
+        return render_markdown(report)
+    if fmt == "html":
+        return render_html(report)
+    raise BuildfixerError(f"unknown report format {fmt!r} (known: {', '.join(FORMATS)})")
+
+
+def write_report(path: Path, fmt: str = "md") -> str:
+    """Build the report of a run directory and write it to DIR/report.{md,json,html} atomically.
+
+    Args:
+        path: The run directory.
+        fmt: md, json or html.
+
+    Returns:
+        The text written.
+
+    Raises:
+        BuildfixerError: Bad directory, no results, corrupt lines, or an unknown format.
+    """
+    if fmt not in FORMATS:
+        raise BuildfixerError(f"unknown report format {fmt!r} (known: {', '.join(FORMATS)})")
+    run = load_run(Path(path))
+    text = render(build_report(run), fmt)
+    write_atomic(run.path / f"report.{fmt}", text)
+    return text
+
+
+def report_command(dir: Path, fmt: str = "md") -> int:
+    """`buildfixer bench report DIR [--format md|html|json]`: write DIR/report.FMT and print it.
+
+    Args:
+        dir: The run directory.
+        fmt: md (default), json or html.
+
+    Returns:
+        0 (errors raise BuildfixerError, which the CLI turns into exit code 2).
+    """
+    text = write_report(dir, fmt)
+    sys.stdout.write(text)
+    sys.stdout.flush()
+    return 0

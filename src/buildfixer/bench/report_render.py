@@ -1,0 +1,360 @@
+"""Markdown and self-contained HTML views of reports (one run, or several side by side).
+
+Reports are the JSON data of `report.build_report`. Every view is a list of `Table`s built from
+*columns*: (label, report) pairs, one per run, so `bench report` (one column) and `bench compare` (many)
+share the layouts. Numbers that do not exist (pass@k with fewer than k attempts, sd of one value) show NaN.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from html import escape
+from typing import Any
+
+from buildfixer.bench.plots import FAILED_COLOR, RESOLVED_COLOR, histogram_svg, pass_at_k_svg
+
+Column = tuple[str, dict[str, Any]]
+USAGE_LABELS = {"llm_calls": "LLM calls", "input_tokens": "Input tokens", "output_tokens": "Output tokens",
+                "cost_usd": "Cost (USD)", "duration_s": "Duration (s)"}  # fmt: skip
+NAN = "NaN"
+
+
+@dataclass
+class Table:
+    """A titled table of strings.
+
+    Attributes:
+        title: Section heading.
+        headers: Column headings.
+        rows: Cells, one list per row (first cell is the row heading).
+        note: A sentence under the table saying how to read it.
+        spans: An optional top header row for HTML: (label, columns spanned).
+        short_headers: Column headings shown under the spans in HTML (default: headers).
+        numeric: Right-align every column but the first.
+    """
+
+    title: str
+    headers: list[str]
+    rows: list[list[str]]
+    note: str = ""
+    spans: list[tuple[str, int]] = field(default_factory=list)
+    short_headers: list[str] = field(default_factory=list)
+    numeric: bool = True
+
+
+def pct(value: float | None) -> str:
+    """A fraction as a percentage with one decimal; NaN when missing."""
+    return NAN if value is None else f"{value * 100:.1f}"
+
+
+def number(value: float | None, digits: int = 1) -> str:
+    """A number with thousands separators and `digits` decimals; NaN when missing."""
+    return NAN if value is None else f"{value:,.{digits}f}"
+
+
+def _median_sd(stats: dict[str, Any]) -> str:
+    return f"{number(stats['median'])} ± {number(stats['sd'])}"
+
+
+def _rate_cell(entry: dict[str, Any] | None, key: str) -> str:
+    """A rate with its counts, as "50.0 (1/2)"; – when the group is absent."""
+    return f"{pct(entry[key])} ({entry['resolved']}/{entry['attempts']})" if entry else "–"
+
+
+def _mean_median(stats: dict[str, Any], digits: int) -> str:
+    return f"{number(stats['mean'], digits)} / {number(stats['median'], digits)}"
+
+
+def run_label(report: dict[str, Any]) -> str:
+    """The configuration(s) of a run, for headings."""
+    return " + ".join(c["label"] for c in report["configurations"]) or report["run_dir"]
+
+
+def _config_rows(columns: Sequence[Column]) -> list[tuple[str, dict[str, Any]]]:
+    """(label, configuration entry) for every configuration of every column."""
+    rows = []
+    for label, report in columns:
+        configs = report["configurations"]
+        for config in configs:
+            rows.append((label if len(configs) == 1 else f"{label}: {config['label']}", config))
+    return rows
+
+
+def _ks(columns: Sequence[Column]) -> list[str]:
+    return [str(k) for k in sorted({k for _, report in columns for k in report["ks"]})]
+
+
+def pass_table(columns: Sequence[Column], section: str) -> Table:
+    """Table 4 layout: one row per configuration, pass@k (%) overall and per origin or per category."""
+    ks = _ks(columns)
+    groups = sorted({g for _, report in columns for g in report["pass_at_k"][section]})
+    sizes: dict[str, int] = {}
+    for _, report in columns:
+        for group, n in report["group_sizes"][section].items():
+            sizes[group] = max(sizes.get(group, 0), n)
+    headers, spans = ["Configuration"], [("", 1)]
+    for group in ["Overall", *groups]:
+        headers += [f"{group} P@{k}" for k in ks]
+        spans.append((group if group == "Overall" else f"{group} (n={sizes[group]})", len(ks)))
+    rows = []
+    for label, config in _config_rows(columns):
+        values = config["pass_at_k"]
+        row = [label] + [pct(values["overall"].get(k)) for k in ks]
+        for group in groups:
+            per = values[section].get(group)
+            row += [pct(per.get(k)) if per else "–" for k in ks]
+        rows.append(row)
+    kind = section.removeprefix("by_")
+    return Table(
+        title=f"pass@k (%) by {kind}",
+        headers=headers,
+        rows=rows,
+        spans=spans,
+        short_headers=["Configuration"] + [f"P@{k}" for k in ks] * (len(groups) + 1),
+        note="Unbiased estimator 1 - C(n-c,k)/C(n,k) per instance, averaged; NaN where an instance has fewer "
+        "than k attempts; – where a configuration has no instance of that " + kind + ".",
+    )
+
+
+def tool_table(columns: Sequence[Column]) -> Table:
+    """Table 6: each tool's share (%) of all tool calls, one column per configuration."""
+    usages: list[tuple[str, dict[str, Any]]] = []
+    for label, report in columns:
+        items = list(report["tool_usage"].items())
+        usages += [(label if len(items) == 1 else f"{label}: {name}", usage) for name, usage in items]
+    tools = sorted({tool for _, usage in usages for tool in usage["counts"]},
+                   key=lambda t: (-sum(u["counts"].get(t, 0) for _, u in usages), t))  # fmt: skip
+    rows = [[tool] + [pct(u["share"].get(tool)) if tool in u["share"] else "–" for _, u in usages]
+            for tool in tools]  # fmt: skip
+    rows.append(["Total calls"] + [f"{u['total_calls']:,}" for _, u in usages])
+    return Table(
+        title="Tool usage (% of all tool calls)",
+        headers=["Tool"] + [label for label, _ in usages],
+        rows=rows,
+        note="Each tool's calls as a share of all tool calls of the configuration; – when never called.",
+    )
+
+
+def outcome_table(columns: Sequence[Column]) -> Table:
+    """Table 8: success rate by category, and the size of the breaking change for fixed vs failed."""
+    categories = sorted({c for _, report in columns for c in report["success_by_category"]})
+    rows = []
+    for category in categories:
+        cells = []
+        for _, report in columns:
+            entry = report["success_by_category"].get(category)
+            cells.append(_rate_cell(entry, "success_rate"))
+        rows.append([f"Success rate: {category} (%)"] + cells)
+    for outcome in ("fixed", "failed"):
+        rows.append([f"{outcome.capitalize()} attempts"]
+                    + [str(report["change_size"][outcome]["attempts"]) for _, report in columns])  # fmt: skip
+        for metric, name in (("lines_changed", "Lines changed"), ("files_changed", "Files changed")):
+            cells = [_median_sd(report["change_size"][outcome][metric]) for _, report in columns]
+            rows.append([f"{name}, {outcome} (median ± sd)", *cells])
+    return Table(
+        title="Success and failure cases",
+        headers=["Metric"] + [label for label, _ in columns],
+        rows=rows,
+        note="Per attempt. Change size is that of the change that broke the build (instance lines_changed, "
+        "files_changed); sd is the sample standard deviation.",
+    )
+
+
+def usage_table(columns: Sequence[Column]) -> Table:
+    """LLM calls, tokens, cost and duration of successes vs failures (mean / median)."""
+    rows = []
+    for label, report in columns:
+        for outcome in ("resolved", "failed", "all"):
+            stats = report["usage"][outcome]
+            cells = [_mean_median(stats[m], 4 if m == "cost_usd" else 1) for m in USAGE_LABELS]
+            total = number(stats["cost_usd"]["total"], 4)
+            rows.append([label, outcome, str(stats["attempts"]), *cells, total])
+    return Table(
+        title="Cost of successes and failures",
+        headers=["Configuration", "Outcome", "Attempts", *USAGE_LABELS.values(), "Total cost (USD)"],
+        rows=rows,
+        note="Cells are mean / median per attempt.",
+    )
+
+
+def tier_table(columns: Sequence[Column]) -> Table:
+    """Table 11: instances per difficulty tier (lines changed) and the resolve rate in each."""
+    first = columns[0][1]["difficulty_tiers"]
+    names = [t["tier"] for t in first] + sorted(
+        {t["tier"] for _, r in columns for t in r["difficulty_tiers"]} - {t["tier"] for t in first}
+    )
+    rows = []
+    for name in names:
+        base = next((t for t in first if t["tier"] == name), None)
+        row = [name, base["lines"] if base else "?", str(base["instances"]) if base else "0",
+               pct(base["share"]) if base else "–"]  # fmt: skip
+        for _, report in columns:
+            tier = next((t for t in report["difficulty_tiers"] if t["tier"] == name), None)
+            row.append(_rate_cell(tier, "resolve_rate"))
+        rows.append(row)
+    return Table(
+        title="Difficulty tiers (lines changed)",
+        headers=[
+            "Tier",
+            "Lines",
+            "Instances",
+            "Share (%)",
+            *[f"Resolved (%) {label}" for label, _ in columns],
+        ],
+        rows=rows,
+        note=f"Instances and share from {columns[0][0]}; resolved = resolved attempts / attempts.",
+    )
+
+
+def status_table(columns: Sequence[Column]) -> Table:
+    """Attempts per final status (success, failure, timeout, error ...)."""
+    statuses = sorted({s for _, report in columns for s in report["status_counts"]})
+    rows = [[s] + [str(report["status_counts"].get(s, 0)) for _, report in columns] for s in statuses]
+    return Table(title="Attempt status", headers=["Status"] + [label for label, _ in columns], rows=rows)
+
+
+def comparison_tables(columns: Sequence[Column]) -> list[Table]:
+    """Every table of the report layout for one or more runs."""
+    return [
+        pass_table(columns, "by_origin"),
+        pass_table(columns, "by_category"),
+        tool_table(columns),
+        outcome_table(columns),
+        usage_table(columns),
+        tier_table(columns),
+        status_table(columns),
+    ]
+
+
+def summary_table(report: dict[str, Any]) -> Table:
+    """Key facts of one run."""
+    rows = [
+        ["Run directory", report["run_dir"]],
+        ["Configuration", run_label(report)],
+        ["Instances", f"{report['n_instances']} of {report['n_dataset_instances']} in the dataset"],
+        ["Samples per instance", str(report["samples"])],
+        ["Attempts (resolved)", f"{report['attempts']} ({report['resolved_attempts']})"],
+        ["Total cost (USD)", number(report["usage"]["all"]["cost_usd"]["total"], 4)],
+    ]
+    return Table(title="Summary", headers=["Item", "Value"], rows=rows, numeric=False)
+
+
+def _md_cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def markdown_document(title: str, tables: Sequence[Table], warnings: Sequence[str] = ()) -> str:
+    """A Markdown page: heading, warnings, then each table with its note."""
+    lines = [f"# {title}", ""]
+    if warnings:
+        lines += ["**Warnings**", ""] + [f"- {w}" for w in warnings] + [""]
+    for table in tables:
+        lines += [f"## {table.title}", ""]
+        lines.append("| " + " | ".join(_md_cell(h) for h in table.headers) + " |")
+        align = "---:" if table.numeric else "---"
+        lines.append("|" + "|".join("---" if i == 0 else align for i in range(len(table.headers))) + "|")
+        lines += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in table.rows]
+        if table.note:
+            lines += ["", f"_{table.note}_"]
+        lines.append("")
+    return "\n".join(lines)
+
+
+_STYLE = """
+body { font-family: system-ui, sans-serif; margin: 2rem auto; max-width: 1200px; padding: 0 1rem; }
+body { color: #222; }
+h1 { font-size: 1.5rem; } h2 { font-size: 1.15rem; margin-top: 2rem; border-bottom: 1px solid #ddd; }
+table { border-collapse: collapse; font-size: 0.9rem; margin: 0.5rem 0; }
+th, td { border: 1px solid #ddd; padding: 0.25rem 0.6rem; text-align: right; white-space: nowrap; }
+th:first-child, td:first-child, table.text td { text-align: left; }
+thead th { background: #f3f4f6; } tbody tr:nth-child(even) { background: #fafafa; }
+.note { color: #555; font-size: 0.85rem; } .warn { background: #fff7e0; border-left: 4px solid #f0b400; }
+.scroll { overflow-x: auto; } figure { margin: 1rem 0; } figcaption { color: #555; font-size: 0.85rem; }
+"""
+
+
+def _html_table(table: Table) -> str:
+    head = ""
+    if table.spans and any(label for label, _ in table.spans):
+        spans = "".join(f'<th colspan="{n}">{escape(label)}</th>' for label, n in table.spans)
+        head = f"<tr>{spans}</tr>"
+    headers = table.short_headers if head and table.short_headers else table.headers
+    head += "<tr>" + "".join(f"<th>{escape(h)}</th>" for h in headers) + "</tr>"
+    body = "".join("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>" for row in table.rows)
+    note = f'<p class="note">{escape(table.note)}</p>' if table.note else ""
+    css = "" if table.numeric else ' class="text"'
+    return (f"<h2>{escape(table.title)}</h2>\n<div class=\"scroll\"><table{css}><thead>{head}</thead>"
+            f"<tbody>{body}</tbody></table></div>{note}")  # fmt: skip
+
+
+def html_document(
+    title: str, tables: Sequence[Table], figures: Sequence[tuple[str, str]] = (), warnings: Sequence[str] = ()
+) -> str:
+    """One self-contained HTML page (inline CSS and SVG, no scripts, no external resources).
+
+    Args:
+        title: Page title and heading.
+        tables: The tables, in order.
+        figures: (caption, svg) pairs, shown after the pass@k tables.
+        warnings: Shown at the top.
+
+    Returns:
+        The page.
+    """
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>{escape(title)}</title><style>{_STYLE}</style></head><body>",
+        f"<h1>{escape(title)}</h1>",
+    ]
+    if warnings:
+        items = "".join(f"<li>{escape(w)}</li>" for w in warnings)
+        parts.append(f'<div class="warn"><strong>Warnings</strong><ul>{items}</ul></div>')
+    passk = [i for i, table in enumerate(tables) if table.title.startswith("pass@k")]
+    place = passk[-1] if passk else len(tables) - 1
+    for index, table in enumerate(tables):
+        parts.append(_html_table(table))
+        if index == place and figures:
+            parts.append("<h2>Plots</h2>")
+            parts += [f"<figure>{svg}<figcaption>{escape(cap)}</figcaption></figure>" for cap, svg in figures]
+    parts.append("</body></html>\n")
+    return "\n".join(parts)
+
+
+def curves(columns: Sequence[Column]) -> dict[str, dict[str, float | None]]:
+    """Overall pass@k per configuration, for the curve plot."""
+    return {label: config["pass_at_k"]["overall"] for label, config in _config_rows(columns)}
+
+
+def render_markdown(report: dict[str, Any]) -> str:
+    """The report of one run as Markdown."""
+    columns = [(run_label(report), report)]
+    tables = [summary_table(report), *comparison_tables(columns)]
+    return markdown_document(f"Benchmark report: {run_label(report)}", tables, report["warnings"])
+
+
+def render_html(report: dict[str, Any]) -> str:
+    """The report of one run as one self-contained HTML page, with pass@k curves and a size histogram."""
+    columns = [(run_label(report), report)]
+    hist = report["change_size_histogram"]
+    series = [
+        ("resolved", hist["resolved"], RESOLVED_COLOR),
+        ("never resolved", hist["unresolved"], FAILED_COLOR),
+    ]
+    figures = [
+        ("pass@k per configuration (overall).", pass_at_k_svg(curves(columns))),
+        (
+            "Instances by lines changed in the breaking change (log axis); green: resolved in at least one "
+            "attempt, red: never resolved.",
+            histogram_svg(
+                hist["edges"],
+                series,
+                "change size",
+                "lines changed (log scale)",
+            ),
+        ),
+    ]
+    tables = [summary_table(report), *comparison_tables(columns)]
+    return html_document(f"Benchmark report: {run_label(report)}", tables, figures, report["warnings"])

@@ -1,0 +1,267 @@
+"""`buildfixer bench run`: every (instance, sample) attempt in a fresh workspace, resumable, in parallel.
+
+Each attempt runs in its own worker process (bench.worker) under a hard timeout. Results are
+appended to `results.jsonl` one complete line at a time under a lock, so a run killed at any
+moment (Ctrl-C, kill -9) is resumed by running the same command again: attempts with a line are
+skipped, a torn last line is cut off, nothing is duplicated.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from buildfixer.errors import BuildfixerError
+from buildfixer.paths import cache_root
+
+RESULTS = "results.jsonl"
+SELF_CHECK_AGENTS = ("oracle", "none")
+
+
+@dataclass
+class RunConfig:
+    """What a run compares; a rerun into the same directory must use the same configuration.
+
+    Attributes:
+        agent: tool, recipes, coding-assistant, hierarchical, cascade, oracle or none.
+        model: Model spec (ignored by oracle and none).
+        toolset: Tool preset of the tool agent.
+        samples: Attempts per instance (for pass@k).
+        max_calls: LLM-call budget per attempt.
+        mask: Masking of tool names/descriptions.
+        attempt_timeout_s: Hard limit of one attempt; the worker is killed after it.
+        build_timeout_s: Limit of each build inside an attempt.
+    """
+
+    agent: str
+    model: str
+    toolset: str = "gradlefixer"
+    samples: int = 1
+    max_calls: int = 30
+    mask: str = "none"
+    attempt_timeout_s: float = 3600.0
+    build_timeout_s: float = 900.0
+
+    def comparable(self) -> dict[str, Any]:
+        """The fields that define the results (timeouts may change between resumptions)."""
+        data = asdict(self)
+        for key in ("attempt_timeout_s", "build_timeout_s", "samples"):
+            data.pop(key)
+        return data
+
+
+def default_workers() -> int:
+    """Builds are CPU-heavy: one attempt per two cores, at least one."""
+    return max(1, (os.cpu_count() or 2) // 2)
+
+
+def read_results(path: Path) -> list[dict[str, Any]]:
+    """Complete lines of a results file (a torn last line, from a kill, is skipped)."""
+    if not path.exists():
+        return []
+    rows = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            rows.append(json.loads(line))
+        except json.JSONDecodeError:
+            continue
+    return rows
+
+
+class ResultWriter:
+    """Appends one JSON line per attempt under an exclusive lock (threads and other processes)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._lock = threading.Lock()
+        self._repair()
+
+    def _repair(self) -> None:
+        """Cut a torn last line (no newline at the end) so the next append starts clean."""
+        if not self.path.exists():
+            return
+        data = self.path.read_bytes()
+        if data and not data.endswith(b"\n"):
+            with self.path.open("r+b") as f:
+                f.truncate(data.rfind(b"\n") + 1)
+
+    def append(self, row: dict[str, Any]) -> None:
+        """Write the line in one write call and fsync it."""
+        line = (json.dumps(row, ensure_ascii=False) + "\n").encode()
+        with self._lock, self.path.open("ab") as f:
+            fcntl.flock(f, fcntl.LOCK_EX)
+            try:
+                f.write(line)
+                f.flush()
+                os.fsync(f.fileno())
+            finally:
+                fcntl.flock(f, fcntl.LOCK_UN)
+
+
+def prepare_out(out: Path, config: RunConfig, instances: list[dict[str, Any]]) -> None:
+    """Create the run directory, or check that an existing one holds the same configuration."""
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "trajectories").mkdir(exist_ok=True)
+    config_path = out / "config.json"
+    if config_path.exists():
+        previous = json.loads(config_path.read_text())
+        old = {k: previous.get(k) for k in config.comparable()}
+        if old != config.comparable():
+            raise BuildfixerError(
+                f"{out} holds a run with another configuration ({old}); use a new --out directory"
+            )
+    _write_atomic(config_path, json.dumps(asdict(config), indent=2))
+    _write_atomic(out / "instances.jsonl", "".join(json.dumps(i) + "\n" for i in instances))
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+def run_benchmark(
+    instances: list[dict[str, Any]],
+    dataset_dir: Path,
+    config: RunConfig,
+    out: Path,
+    workers: int | None = None,
+    on_result: Callable[[dict[str, Any], int, int], None] | None = None,
+) -> list[dict[str, Any]]:
+    """Run the missing attempts; returns every result line of the run directory (old and new)."""
+    prepare_out(out, config, instances)
+    results_path = out / RESULTS
+    writer = ResultWriter(results_path)
+    done = {(r["instance_id"], r["sample"]) for r in read_results(results_path)}
+    todo = [
+        (instance, sample)
+        for instance in instances
+        for sample in range(config.samples)
+        if (instance["instance_id"], sample) not in done
+    ]
+    total, finished = len(instances) * config.samples, len(done)
+    counter = threading.Lock()
+    active: set[subprocess.Popen[bytes]] = set()
+    stopping = threading.Event()
+
+    def attempt(item: tuple[dict[str, Any], int]) -> None:
+        nonlocal finished
+        if stopping.is_set():
+            return
+        instance, sample = item
+        row = run_one(instance, sample, dataset_dir, config, out, active)
+        if stopping.is_set():
+            return  # interrupted: this attempt did not run to its end, rerun it next time
+        writer.append(row)
+        with counter:
+            finished += 1
+            if on_result:
+                on_result(row, finished, total)
+
+    pool = ThreadPoolExecutor(max_workers=workers or default_workers())
+    try:
+        for future in [pool.submit(attempt, item) for item in todo]:
+            future.result()
+    except BaseException:
+        stopping.set()
+        _terminate(active)
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+    return read_results(results_path)
+
+
+def _terminate(active: set[subprocess.Popen[bytes]]) -> None:
+    """Stop running attempts: SIGTERM (they kill their builds), then SIGKILL after a grace period."""
+    for proc in list(active):
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGTERM)
+    for proc in list(active):
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+
+
+def run_one(
+    instance: dict[str, Any],
+    sample: int,
+    dataset_dir: Path,
+    config: RunConfig,
+    out: Path,
+    active: set[subprocess.Popen[bytes]] | None = None,
+) -> dict[str, Any]:
+    """One attempt in a worker process; a crash or a timeout becomes a status, never an exception."""
+    name = f"{instance['instance_id']}__{sample}"
+    trajectory = out / "trajectories" / f"{name}.json"
+    task = {
+        "instance": instance, "sample": sample, "dataset_dir": str(dataset_dir), "agent": config.agent,
+        "model": config.model, "toolset": config.toolset, "mask": config.mask, "max_calls": config.max_calls,
+        "max_wall_s": config.attempt_timeout_s * 0.9, "build_timeout_s": config.build_timeout_s,
+        "cache_dir": str(cache_root()), "trajectory": str(trajectory),
+    }  # fmt: skip
+    with tempfile.TemporaryDirectory(prefix="bench-") as tmp:
+        task_path, result_path = Path(tmp) / "task.json", Path(tmp) / "result.json"
+        task_path.write_text(json.dumps(task))
+        env = {**os.environ, "BUILDFIXER_RUNNER_PID": str(os.getpid())}
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "buildfixer.bench.worker", str(task_path), str(result_path)],
+            env=env, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        )  # fmt: skip
+        if active is not None:
+            active.add(proc)
+        try:
+            _, stderr = proc.communicate(timeout=config.attempt_timeout_s)
+            outcome = _read_result(result_path, proc.returncode, stderr)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            outcome = {"status": "timeout", "resolved": False,
+                       "stop_reason": f"attempt timed out after {config.attempt_timeout_s:g}s"}  # fmt: skip
+        finally:
+            if active is not None:
+                active.discard(proc)
+    return {
+        "instance_id": instance["instance_id"],
+        "agent": config.agent,
+        "toolset": config.toolset,
+        "model": config.model,
+        "sample": sample,
+        "resolved": bool(outcome.get("resolved")),
+        "status": outcome.get("status", "error"),
+        "llm_calls": outcome.get("llm_calls", 0),
+        "input_tokens": outcome.get("input_tokens", 0),
+        "output_tokens": outcome.get("output_tokens", 0),
+        "cost_usd": outcome.get("cost_usd", 0.0),
+        "tool_counts": outcome.get("tool_counts", {}),
+        "duration_s": outcome.get("duration_s", 0.0),
+        "patch": outcome.get("patch", ""),
+        "trajectory": str(trajectory.relative_to(out)),
+        "origin": instance.get("origin"),
+        "category": instance.get("category"),
+        "stop_reason": outcome.get("stop_reason", ""),
+        **({"error": outcome["error"]} if outcome.get("error") else {}),
+    }
+
+
+def _read_result(path: Path, code: int | None, stderr: bytes) -> dict[str, Any]:
+    """The worker's result, or an error status saying how it died."""
+    if path.exists():
+        result: dict[str, Any] = json.loads(path.read_text())
+        return result
+    tail = stderr.decode(errors="replace")[-2000:]
+    return {"status": "error", "resolved": False, "stop_reason": f"worker died (exit {code})", "error": tail}

@@ -1,0 +1,145 @@
+"""One benchmark attempt, run in its own process: `python -m buildfixer.bench.worker TASK.json RESULT.json`.
+
+A separate process per attempt lets the runner enforce a hard per-attempt timeout (the whole
+process group is killed) and record a crash as a status instead of losing the run. The worker
+exits by itself when the runner dies (kill -9), so no attempt outlives its run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+import threading
+import time
+import traceback
+from pathlib import Path
+from typing import Any
+
+from buildfixer.agent.trajectory import Trajectory
+
+# The owner token of the builds this attempt runs (see build.runner.kill_owned), once known.
+_OWNER: list[str] = []
+
+
+def _die(code: int) -> None:
+    """Kill this attempt's builds (Gradle daemons included), then exit at once."""
+    from buildfixer.build.runner import kill_owned
+
+    for owner in _OWNER:
+        kill_owned(owner, grace_s=0.5)
+    os._exit(code)
+
+
+def _watch_parent(parent: int) -> None:
+    """Exit, and take our builds with us, as soon as the runner is gone (it was killed with -9)."""
+    while os.getppid() == parent:
+        time.sleep(1.0)
+    _die(1)
+
+
+def _workspace(task: dict[str, Any]) -> Any:
+    from buildfixer.workspace.workspace import Workspace
+
+    instance = task["instance"]
+    repo = instance["repo"]
+    if "://" not in repo and not Path(repo).is_absolute():
+        repo = str((Path(task["dataset_dir"]) / repo).resolve())
+    return Workspace.acquire(repo, instance["base_commit"], cache_dir=Path(task["cache_dir"]))
+
+
+def run_task(task: dict[str, Any]) -> dict[str, Any]:
+    """Check out the instance, run the agent (or oracle/none), build for the verdict; the result line."""
+    from buildfixer.agent.attempt import AttemptConfig, current_build, make_context, run_attempt
+    from buildfixer.agent.loop import Budget
+    from buildfixer.build.api import stop_daemons
+    from buildfixer.build.options import BuildOptions
+
+    instance = task["instance"]
+    began = time.monotonic()
+    trajectory_path = Path(task["trajectory"])
+    options = BuildOptions(
+        jdk=instance.get("jdk"),
+        timeout_s=task["build_timeout_s"],
+        tasks=_tasks(instance.get("build_command")),
+        cache_dir=Path(task["cache_dir"]),
+    )
+    workspace = _workspace(task)
+    _OWNER.append(options.owner_token(workspace.root))
+    try:
+        agent = task["agent"]
+        if agent in ("oracle", "none"):
+            config = AttemptConfig(agent="tool", model="none", options=options)
+            ctx = make_context(workspace.root, config, instance.get("build_system"))
+            trajectory = Trajectory(
+                trajectory_path, meta={"agent": agent, "instance_id": instance["instance_id"]}
+            )
+            if agent == "oracle":
+                workspace.apply_patch(instance["gold_patch"])
+            verdict = current_build(ctx)
+            resolved, stop, jdk = verdict.status == "success", f"{agent} agent", options.jdk
+            trajectory.finish({"resolved": resolved, "stop_reason": stop, "status": verdict.status})
+        else:
+            config = AttemptConfig(
+                agent=agent,
+                model=task["model"],
+                toolset=task["toolset"],
+                mask=task.get("mask", "none"),
+                budget=Budget(max_calls=task["max_calls"], max_wall_s=task.get("max_wall_s")),
+                options=options,
+                trajectory_path=trajectory_path,
+            )
+            meta = {"instance_id": instance["instance_id"], "sample": task["sample"]}
+            attempt = run_attempt(workspace.root, config, meta=meta)
+            trajectory, verdict = attempt.trajectory, attempt.verdict
+            resolved, stop, jdk = attempt.resolved, attempt.stop_reason, attempt.jdk
+        patch = workspace.diff()
+    finally:
+        stop_daemons(workspace.root, options)
+        workspace.release()
+    usage = trajectory.usage
+    return {
+        "status": verdict.status,
+        "resolved": resolved,
+        "stop_reason": stop,
+        "llm_calls": trajectory.llm_calls(),
+        "input_tokens": usage.input_tokens,
+        "output_tokens": usage.output_tokens,
+        "cost_usd": round(usage.cost_usd, 6),
+        "cost_known": usage.cost_known,
+        "tool_counts": trajectory.tool_counts(),
+        "jdk": jdk,
+        "patch": patch,
+        "duration_s": round(time.monotonic() - began, 3),
+    }
+
+
+def _tasks(command: Any) -> list[str] | None:
+    """An instance's build_command as tasks/goals (a string is split on whitespace)."""
+    if not command:
+        return None
+    return command.split() if isinstance(command, str) else [str(c) for c in command]
+
+
+def main(argv: list[str]) -> int:
+    """Run the task in argv[0] and write its result to argv[1] (atomically)."""
+    task_path, result_path = Path(argv[0]), Path(argv[1])
+    signal.signal(signal.SIGTERM, lambda *_: _die(143))  # the runner was interrupted
+    threading.Thread(
+        target=_watch_parent, args=(int(os.environ["BUILDFIXER_RUNNER_PID"]),), daemon=True
+    ).start()
+    task = json.loads(task_path.read_text())
+    try:
+        result = run_task(task)
+    except Exception as exc:  # noqa: BLE001 - any failure of the attempt is recorded, never lost
+        result = {"status": "error", "resolved": False, "stop_reason": f"attempt crashed: {exc!r}",
+                  "error": traceback.format_exc()[-4000:]}  # fmt: skip
+    tmp = result_path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(result))
+    os.replace(tmp, result_path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,130 @@
+"""The benchmark runner on a tiny real repository: oracle/none self-checks, resume after kill -9."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from buildfixer.bench.run import RunConfig, read_results, run_benchmark
+
+pytestmark = pytest.mark.slow
+
+GOOD = "def add(a, b):\n    return a + b\n"
+BROKEN = "def add(a, b)\n    return a + b\n"
+PYPROJECT = """[project]
+name = "tinycalc"
+version = "0.1.0"
+
+[build-system]
+requires = ["setuptools>=61"]
+build-backend = "setuptools.build_meta"
+"""
+
+
+def _git(cwd, *args):
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_DATE": "2024-01-01T00:00:00",
+        "GIT_COMMITTER_DATE": "2024-01-01T00:00:00",
+    }
+    return subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
+        cwd=cwd, env=env, check=True, capture_output=True, text=True,
+    ).stdout.strip()  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def dataset(tmp_path_factory):
+    repo = tmp_path_factory.mktemp("repo")
+    _git(repo, "init", "-q")
+    (repo / "pyproject.toml").write_text(PYPROJECT)
+    (repo / "src" / "tinycalc").mkdir(parents=True)
+    (repo / "src" / "tinycalc" / "__init__.py").write_text(GOOD)
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "good")
+    instances = []
+    for number, broken in enumerate([BROKEN, GOOD.replace("a + b", "a +* b")]):
+        (repo / "src" / "tinycalc" / "__init__.py").write_text(broken)
+        _git(repo, "commit", "-qam", f"break {number}")
+        base = _git(repo, "rev-parse", "HEAD")
+        (repo / "src" / "tinycalc" / "__init__.py").write_text(GOOD)
+        _git(repo, "commit", "-qam", f"fix {number}")
+        fix = _git(repo, "rev-parse", "HEAD")
+        instances.append({
+            "instance_id": f"tinycalc-{number}", "repo": str(repo), "base_commit": base, "fix_commit": fix,
+            "gold_patch": _git(repo, "diff", base, fix) + "\n", "origin": "human", "category": "syntax",
+            "build_system": "python", "build_command": None, "jdk": None, "error_log": "",
+            "files_changed": 1, "lines_changed": 2, "created_at": "2024-01-01T00:00:00", "split": "test",
+        })  # fmt: skip
+    return repo, instances
+
+
+@pytest.mark.parametrize(("agent", "expected"), [("oracle", True), ("none", False)])
+def test_self_check_agents(dataset, tmp_path, agent, expected):
+    repo, instances = dataset
+    rows = run_benchmark(
+        instances, repo, RunConfig(agent=agent, model="none", samples=2), tmp_path / "run", workers=2
+    )
+    assert len(rows) == 4 and {(r["instance_id"], r["sample"]) for r in rows} == {
+        (i["instance_id"], s) for i in instances for s in range(2)
+    }
+    assert all(r["resolved"] is expected for r in rows), [r["stop_reason"] for r in rows]
+    assert all(r["status"] == ("success" if expected else "failure") for r in rows)
+    assert all((tmp_path / "run" / r["trajectory"]).exists() for r in rows)
+    if agent == "oracle":
+        assert all("a + b" in r["patch"] for r in rows)
+    # A rerun finds nothing to do and changes nothing.
+    again = run_benchmark(instances, repo, RunConfig(agent=agent, model="none", samples=2), tmp_path / "run")
+    assert again == rows
+
+
+def test_resume_after_kill_9_gives_the_same_lines(dataset, tmp_path):
+    repo, instances = dataset
+    out = tmp_path / "run"
+    script = (
+        "import json, sys; from pathlib import Path;"
+        "from buildfixer.bench.run import RunConfig, run_benchmark;"
+        f"run_benchmark(json.loads(Path({str(tmp_path / 'i.json')!r}).read_text()), Path({str(repo)!r}),"
+        f" RunConfig(agent='oracle', model='none', samples=3), Path({str(out)!r}), workers=1)"
+    )
+    (tmp_path / "i.json").write_text(json.dumps(instances))
+    proc = subprocess.Popen([sys.executable, "-c", script], start_new_session=True)
+    deadline = time.time() + 300
+    while time.time() < deadline and len(read_results(out / "results.jsonl")) < 2:
+        time.sleep(0.2)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    partial = read_results(out / "results.jsonl")
+    assert 2 <= len(partial) < 6
+    with (out / "results.jsonl").open("a") as f:
+        f.write('{"instance_id": "torn')  # what a kill in the middle of a write would leave
+    rows = run_benchmark(instances, repo, RunConfig(agent="oracle", model="none", samples=3), out, workers=2)
+    keys = [(r["instance_id"], r["sample"]) for r in rows]
+    assert len(keys) == 6 and len(set(keys)) == 6
+    assert all(r["resolved"] for r in rows)
+    assert rows[: len(partial)] == partial  # finished attempts were kept, not redone
+    text = (out / "results.jsonl").read_text()
+    assert text.endswith("\n") and "torn" not in text
+
+
+def test_other_configuration_in_the_same_directory_is_refused(dataset, tmp_path):
+    from buildfixer.errors import BuildfixerError
+
+    repo, instances = dataset
+    run_benchmark(instances[:1], repo, RunConfig(agent="none", model="none"), tmp_path / "run")
+    with pytest.raises(BuildfixerError, match="another configuration"):
+        run_benchmark(instances[:1], repo, RunConfig(agent="oracle", model="none"), tmp_path / "run")
+
+
+def test_attempt_timeout_and_crash_are_recorded(dataset, tmp_path):
+    repo, instances = dataset
+    config = RunConfig(agent="oracle", model="none", attempt_timeout_s=0.01)
+    rows = run_benchmark(instances[:1], repo, config, tmp_path / "slow")
+    assert rows[0]["status"] == "timeout" and rows[0]["resolved"] is False
+    broken = [{**instances[0], "repo": str(tmp_path / "no-such-repo")}]
+    rows = run_benchmark(broken, repo, RunConfig(agent="oracle", model="none"), tmp_path / "crash")
+    assert rows[0]["status"] == "error" and "crashed" in rows[0]["stop_reason"]
