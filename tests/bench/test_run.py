@@ -128,3 +128,14 @@ def test_attempt_timeout_and_crash_are_recorded(dataset, tmp_path):
     broken = [{**instances[0], "repo": str(tmp_path / "no-such-repo")}]
     rows = run_benchmark(broken, repo, RunConfig(agent="oracle", model="none"), tmp_path / "crash")
     assert rows[0]["status"] == "error" and "crashed" in rows[0]["stop_reason"]
+
+
+def test_ray_backend_runs_attempts_as_ray_tasks(dataset, tmp_path):
+    ray = pytest.importorskip("ray", reason="the ray extra is not installed")
+    repo, instances = dataset
+    try:
+        config = RunConfig(agent="oracle", model="none", samples=2)
+        rows = run_benchmark(instances, repo, config, tmp_path / "run", backend="ray")
+    finally:
+        ray.shutdown()
+    assert len(rows) == 4 and all(r["resolved"] for r in rows)

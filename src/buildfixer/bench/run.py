@@ -17,7 +17,7 @@ import subprocess
 import sys
 import tempfile
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -27,6 +27,7 @@ from buildfixer.errors import BuildfixerError
 from buildfixer.paths import cache_root
 
 RESULTS = "results.jsonl"
+BACKENDS = ("local", "ray")
 SELF_CHECK_AGENTS = ("oracle", "none")
 
 
@@ -140,8 +141,16 @@ def run_benchmark(
     out: Path,
     workers: int | None = None,
     on_result: Callable[[dict[str, Any], int, int], None] | None = None,
+    backend: str = "local",
 ) -> list[dict[str, Any]]:
-    """Run the missing attempts; returns every result line of the run directory (old and new)."""
+    """Run the missing attempts; returns every result line of the run directory (old and new).
+
+    `backend` "local" runs up to `workers` attempts at once on this machine; "ray" hands each
+    attempt to a Ray cluster (`RAY_ADDRESS`, else a local one); the run directory and the dataset
+    must then be on storage every node sees.
+    """
+    if backend not in BACKENDS:
+        raise BuildfixerError(f"unknown backend {backend!r} (known: {', '.join(BACKENDS)})")
     prepare_out(out, config, instances)
     results_path = out / RESULTS
     writer = ResultWriter(results_path)
@@ -171,6 +180,13 @@ def run_benchmark(
             if on_result:
                 on_result(row, finished, total)
 
+    if backend == "ray":
+        for row in _run_on_ray(todo, dataset_dir, config, out):
+            writer.append(row)
+            finished += 1
+            if on_result:
+                on_result(row, finished, total)
+        return read_results(results_path)
     pool = ThreadPoolExecutor(max_workers=workers or default_workers())
     try:
         for future in [pool.submit(attempt, item) for item in todo]:
@@ -182,6 +198,28 @@ def run_benchmark(
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
     return read_results(results_path)
+
+
+def _run_on_ray(
+    todo: list[tuple[dict[str, Any], int]], dataset_dir: Path, config: RunConfig, out: Path
+) -> Iterator[dict[str, Any]]:
+    """Each attempt as a Ray task (two CPUs each: builds are CPU-heavy); results as they finish."""
+    try:
+        import ray
+    except ImportError:
+        raise BuildfixerError("the ray backend needs Ray: pip install 'buildfixer[ray]'") from None
+    if not ray.is_initialized():
+        ray.init(address=os.environ.get("RAY_ADDRESS"), include_dashboard=False, log_to_driver=False)
+    remote = ray.remote(num_cpus=min(2, os.cpu_count() or 1))(run_one)
+    pending = [remote.remote(instance, sample, dataset_dir, config, out) for instance, sample in todo]
+    try:
+        while pending:
+            ready, pending = ray.wait(pending, num_returns=1)
+            yield ray.get(ready[0])
+    except BaseException:
+        for ref in pending:
+            ray.cancel(ref, force=True)
+        raise
 
 
 def _terminate(active: set[subprocess.Popen[bytes]]) -> None:
