@@ -10,6 +10,7 @@ from typing import Annotated
 
 import typer
 
+from buildfixer.bench.cli import bench_app
 from buildfixer.errors import BuildfixerError
 
 app = typer.Typer(
@@ -233,6 +234,9 @@ def toolsets(
         return
     for name, names in table.items():
         typer.echo(f"{name:<26} {', '.join(names)}")
+
+
+app.add_typer(bench_app, name="bench")
 
 
 def _terminated(signum: int, frame: object) -> None:

@@ -166,6 +166,27 @@ def test_pytest_collection_import_error():
     assert "No module named 'yaml'" in errors[0].message
 
 
+def test_pytest_collection_error_with_rootdir_above_the_project():
+    # Configuration in an ancestor (a monorepo root): headers are relative to it, the summary is not.
+    errors = parse(
+        [
+            "==================================== ERRORS ====================================",
+            "_______________ ERROR collecting pkg/semverkit/tests/test_bump.py _______________",
+            "src/semverkit/policy.py:8: in <module>",
+            "    _POLICY = json.loads(path.read_text())",
+            "E   FileNotFoundError: [Errno 2] No such file or directory: 'data/policy.json'",
+            "=========================== short test summary info ============================",
+            "ERROR tests/test_bump.py - FileNotFoundError: [Errno 2] No such file or directory: 'data/p...",
+        ]
+    )
+    assert len(errors) == 1
+    assert (errors[0].category, errors[0].file, errors[0].line) == (
+        "resource_missing",
+        "src/semverkit/policy.py",
+        8,
+    )
+
+
 def test_pytest_totals_only():
     errors = parse(["==== 2 failed, 3 passed in 1.20s ===="])
     assert [(e.category, e.specificity) for e in errors] == [("test_failure", 1)]

@@ -9,7 +9,12 @@ from buildfixer.bench.run import RunConfig, read_results, run_benchmark
 
 
 def run_with_progress(
-    instances: list[dict[str, Any]], dataset_dir: Path, config: RunConfig, out: Path, workers: int | None
+    instances: list[dict[str, Any]],
+    dataset_dir: Path,
+    config: RunConfig,
+    out: Path,
+    workers: int | None,
+    backend: str = "local",
 ) -> list[dict[str, Any]]:
     """Run the benchmark showing progress on stderr; returns every result line."""
     from rich.console import Console
@@ -38,7 +43,7 @@ def run_with_progress(
             progress.console.print(f"{mark} {row['instance_id']} #{row['sample']} ({row['status']})")
             progress.update(task, completed=finished, **_fields(state))
 
-        return run_benchmark(instances, dataset_dir, config, out, workers, on_result)
+        return run_benchmark(instances, dataset_dir, config, out, workers, on_result, backend)
 
 
 def _fields(state: dict[str, Any]) -> dict[str, Any]:

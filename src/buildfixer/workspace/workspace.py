@@ -9,11 +9,15 @@ workspace costs one checkout, and a reset costs a `reset --hard` plus `clean`.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import os
 import re
 import shutil
 import tempfile
+import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,10 +41,32 @@ def _mirror_for(source: str, cache_dir: Path) -> Path:
         tmp = Path(tempfile.mkdtemp(prefix=".clone-", dir=mirror.parent))
         try:
             git("clone", "--bare", "--quiet", source, str(tmp / "m.git"))
-            (tmp / "m.git").rename(mirror)  # atomic: a half-cloned mirror is never visible
+            try:
+                (tmp / "m.git").rename(mirror)  # atomic: a half-cloned mirror is never visible
+            except OSError:
+                if not mirror.exists():  # else another process cloned it first: use theirs
+                    raise
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
     return mirror
+
+
+@contextlib.contextmanager
+def _worktrees_locked(mirror: Path) -> Iterator[None]:
+    """Serialize changes to a mirror's worktree list (add, remove, prune) across threads and processes.
+
+    `worktree prune` run while another `worktree add` is half done removes the new worktree's
+    administrative directory, and the add fails.
+    """
+    if not mirror.is_dir():  # already deleted: no worktree list left to protect
+        yield
+        return
+    with open(mirror / "buildfixer-worktrees.lock", "a") as handle:  # removed with the mirror
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 _NEVER_SOURCES = {".git", ".gradle", "node_modules", "__pycache__", ".venv", ".mypy_cache", ".pytest_cache"}
@@ -76,23 +102,29 @@ def _resolve(mirror: Path, wanted: str, source: str | Path) -> str:
 
 
 def _take_lock(lock: Path) -> bool:
-    """Create the lock file holding our pid; a lock whose process is gone is taken over."""
-    for _ in range(2):
-        try:
-            fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
-        except FileExistsError:
+    """Create the lock file holding our pid; a lock whose process is gone is taken over.
+
+    The file appears with its pid already in it (written aside, then hard-linked into place):
+    a lock read between its creation and the write would look abandoned and be taken twice.
+    """
+    pending = lock.with_name(f".{lock.name}.{os.getpid()}.{threading.get_ident()}")
+    pending.write_text(str(os.getpid()))
+    try:
+        for _ in range(2):
             try:
-                holder = int(lock.read_text().strip() or "0")
-            except (OSError, ValueError):
-                holder = 0
-            if holder and _pid_alive(holder):
-                return False
-            lock.unlink(missing_ok=True)
-            continue
-        with os.fdopen(fd, "w") as fh:
-            fh.write(str(os.getpid()))
-        return True
-    return False
+                os.link(pending, lock)
+                return True
+            except FileExistsError:
+                try:
+                    holder = int(lock.read_text().strip() or "0")
+                except (OSError, ValueError):
+                    holder = 0
+                if holder and _pid_alive(holder):
+                    return False
+                lock.unlink(missing_ok=True)
+        return False
+    finally:
+        pending.unlink(missing_ok=True)
 
 
 def _pid_alive(pid: int) -> bool:
@@ -110,6 +142,8 @@ def _normalize_source(source: str | Path) -> str:
     if _URL.match(text):
         return text
     path = Path(text).expanduser().resolve()
+    if path.is_file() and path.suffix == ".bundle":
+        return str(path)  # a git bundle (`git bundle create x.bundle --all`) clones like a repository
     if not path.is_dir():
         raise BuildfixerError(f"no such repository: {source}")
     if not is_repo(path):
@@ -136,7 +170,7 @@ class Workspace:
         dest: Path | None = None,
         cache_dir: Path | None = None,
     ) -> Workspace:
-        """Check out `commit` (default: HEAD) of a repository path or URL into a new directory."""
+        """Check out `commit` (default: HEAD) of a repository path, URL or `.bundle` into a new directory."""
         cache_dir = cache_dir or cache_root()
         mirror = _mirror_for(_normalize_source(source), cache_dir)
         resolved = _resolve(mirror, commit or "HEAD", source)
@@ -146,7 +180,8 @@ class Workspace:
             dest.rmdir()
         elif dest.exists() and any(dest.iterdir()):
             raise BuildfixerError(f"workspace destination is not empty: {dest}")
-        git("worktree", "add", "--detach", "--quiet", str(dest), resolved, git_dir=mirror)
+        with _worktrees_locked(mirror):
+            git("worktree", "add", "--detach", "--quiet", str(dest), resolved, git_dir=mirror)
         return cls(root=dest.resolve(), base_commit=resolved, mirror=mirror)
 
     @classmethod
@@ -192,8 +227,9 @@ class Workspace:
                     git("clean", "-qffdx", cwd=slot)
                     return cls(root=slot.resolve(), base_commit=resolved, mirror=mirror, lock=lock)
                 shutil.rmtree(slot, ignore_errors=True)
-                git("worktree", "prune", git_dir=mirror, check=False)
-                git("worktree", "add", "--detach", "--quiet", str(slot), resolved, git_dir=mirror)
+                with _worktrees_locked(mirror):
+                    git("worktree", "prune", git_dir=mirror, check=False)
+                    git("worktree", "add", "--detach", "--quiet", str(slot), resolved, git_dir=mirror)
                 return cls(root=slot.resolve(), base_commit=resolved, mirror=mirror, lock=lock)
             except BaseException:
                 lock.unlink(missing_ok=True)
@@ -263,9 +299,10 @@ class Workspace:
 
     def remove(self) -> None:
         """Delete the working tree (stop its builds' daemons first: build.api.stop_daemons)."""
-        git("worktree", "remove", "--force", str(self.root), git_dir=self.mirror, check=False)
-        shutil.rmtree(self.root, ignore_errors=True)
-        git("worktree", "prune", git_dir=self.mirror, check=False)
+        with _worktrees_locked(self.mirror):
+            git("worktree", "remove", "--force", str(self.root), git_dir=self.mirror, check=False)
+            shutil.rmtree(self.root, ignore_errors=True)
+            git("worktree", "prune", git_dir=self.mirror, check=False)
 
     def __enter__(self) -> Workspace:
         return self

@@ -229,6 +229,20 @@ def _pytest_category(exc_type: str, message: str) -> str:
     return category if category != "other" else "test_failure"
 
 
+def _collecting_block(blocks: dict[str, BuildError], test_file: str) -> BuildError | None:
+    """The collection error block of a test file.
+
+    Its header names the file relative to pytest's rootdir, the summary relative to the directory
+    pytest ran in: they differ when the configuration sits in an ancestor (a monorepo's root).
+    """
+    if found := blocks.get(f"ERROR collecting {test_file}"):
+        return found
+    return next(
+        (b for t, b in blocks.items() if t.startswith("ERROR collecting ") and t.endswith(f"/{test_file}")),
+        None,
+    )
+
+
 def _pytest(lines: list[str]) -> list[BuildError]:
     """Pytest's failures: the summary items enriched with their detail blocks."""
     blocks = _pytest_blocks(lines)
@@ -241,7 +255,7 @@ def _pytest(lines: list[str]) -> list[BuildError]:
         nodeid = item["nodeid"]
         test_file, _, test_name = nodeid.partition("::")
         title = test_name.replace("::", ".") if test_name else f"collecting {test_file}"
-        block = blocks.get(title) or blocks.get(f"ERROR collecting {test_file}")
+        block = blocks.get(title) or _collecting_block(blocks, test_file)
         used.add(title)
         message = item["msg"] or ""
         if block and block.message and (not message or message.endswith("...")):

@@ -1,0 +1,322 @@
+"""Benchmark instances (DESIGN.md): the schema, loading and saving JSONL, checking an instance out.
+
+One instance is one JSON object; a dataset is a `.jsonl` file or a directory of `.jsonl` files
+and single-instance `.json` files. Every saved line has every field (null when absent) and only
+JSON-native values, so Hugging Face `datasets.load_dataset("json", data_files=...)` reads it.
+
+`repo` is a URL or a path; a relative path is relative to the directory that holds the dataset
+file (see `dataset_dir`), and a path may name a git bundle (`git bundle create x.bundle --all`).
+
+This module imports pydantic: import it lazily (the CLI's start and `import buildfixer` stay cheap).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import tempfile
+from collections.abc import Iterable
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from buildfixer.errors import BuildfixerError
+
+if TYPE_CHECKING:
+    from buildfixer.workspace.workspace import Workspace
+
+Origin = Literal["human", "dependency", "llm"]
+Category = Literal[
+    "syntax", "resource_missing", "configuration", "library_unavailable", "ndk", "test_failure", "other"
+]
+BuildSystem = Literal["gradle", "maven", "python", "npm"]
+ORIGINS: tuple[str, ...] = ("human", "dependency", "llm")
+
+# Problems listed in one error message at most (the rest are counted).
+_MAX_LISTED = 20
+_URL = re.compile(r"^([a-z][a-z0-9+.-]*://|git@|[\w.-]+@[\w.-]+:)", re.IGNORECASE)
+
+
+class Instance(BaseModel):
+    """One benchmark instance: a repository state whose build fails, and the patch that fixes it.
+
+    Attributes:
+        instance_id: Unique name (letters, digits, `.`, `_`, `-`; usable as a file name).
+        repo: URL, path or `.bundle` file of the repository; relative paths are relative to the
+            directory of the dataset file.
+        base_commit: The failing state (full or abbreviated hash).
+        fix_commit: A commit whose tree the gold patch reaches, or None (e.g. a synthetic breakage
+            that was never fixed in history).
+        gold_patch: Unified diff from base_commit to the fixed state.
+        origin: How the failure came about: a developer's commit (`human`), a dependency change
+            (`dependency`) or a generated breakage (`llm`).
+        category: Category of the failure (DESIGN.md taxonomy) that the base build must show.
+        build_system: `gradle`, `maven`, `python` or `npm`.
+        build_command: Tasks/goals/scripts instead of the default build (a string is split like a
+            shell would), or None.
+        jdk: Major JDK version to build with, or None for the default.
+        error_log: The failing build's log (or its end).
+        files_changed: Files the gold patch touches (computed from it when absent).
+        lines_changed: Lines the gold patch adds or removes (computed from it when absent).
+        created_at: ISO 8601 time of the failure (usually the base commit's date).
+        split: Dataset split, e.g. `test`.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    instance_id: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$", max_length=200)
+    repo: str = Field(min_length=1)
+    base_commit: str = Field(pattern=r"^[0-9a-f]{7,64}$")
+    fix_commit: str | None = Field(default=None, pattern=r"^[0-9a-f]{7,64}$")
+    gold_patch: str = Field(min_length=1)
+    origin: Origin
+    category: Category
+    build_system: BuildSystem
+    build_command: list[str] | None = None
+    jdk: int | None = Field(default=None, ge=5, le=99)
+    error_log: str = ""
+    files_changed: int = Field(ge=0)
+    lines_changed: int = Field(ge=0)
+    created_at: str
+    split: str = Field(default="test", min_length=1)
+
+    @field_validator("build_command", mode="before")
+    @classmethod
+    def _split_command(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return shlex.split(value) or None
+        return value
+
+    @field_validator("gold_patch")
+    @classmethod
+    def _is_a_diff(cls, value: str) -> str:
+        if (
+            not value.startswith(("diff --git ", "--- "))
+            and "\n+++ " not in value
+            and "\ndiff --git " not in value
+        ):
+            raise ValueError("not a unified diff (no 'diff --git' or '+++' file header)")
+        return value
+
+    @field_validator("created_at")
+    @classmethod
+    def _is_iso(cls, value: str) -> str:
+        try:
+            datetime.fromisoformat(value)
+        except ValueError:
+            raise ValueError(f"not an ISO 8601 time: {value!r}") from None
+        return value
+
+    @model_validator(mode="before")
+    @classmethod
+    def _fill_sizes(cls, data: Any) -> Any:
+        sizes = ("files_changed", "lines_changed")
+        if isinstance(data, dict) and any(data.get(key) is None for key in sizes):
+            patch = data.get("gold_patch")
+            files, lines = patch_stats(patch) if isinstance(patch, str) else (0, 0)
+            data = {**data}
+            if data.get("files_changed") is None:
+                data["files_changed"] = files
+            if data.get("lines_changed") is None:
+                data["lines_changed"] = lines
+        return data
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON object of the instance: every field, in the documented order."""
+        return self.model_dump(mode="json")
+
+    def is_remote(self) -> bool:
+        """True when `repo` is a URL rather than a path."""
+        return bool(_URL.match(self.repo))
+
+    def repo_source(self, dataset_dir: Path) -> str:
+        """The repository as `Workspace` takes it: the URL, or the path resolved against `dataset_dir`."""
+        if self.is_remote():
+            return self.repo
+        path = Path(self.repo).expanduser()
+        return str(path if path.is_absolute() else (dataset_dir / path).resolve())
+
+
+def patch_stats(patch: str) -> tuple[int, int]:
+    """Files touched and lines changed by a unified diff.
+
+    Lines changed are the lines added plus the lines removed; a file renamed (or its mode
+    changed) without a content change counts as one changed line, so no real fix measures 0.
+    """
+    rows = patch.splitlines()
+    files = lines = 0
+    header = False  # between a file's `diff --git` and its first hunk
+    content = True  # the current file has hunks or binary data
+    for index, line in enumerate(rows):
+        next_line = rows[index + 1] if index + 1 < len(rows) else ""
+        if line.startswith("diff --git ") or (
+            not header and line.startswith("--- ") and next_line.startswith("+++ ")
+        ):
+            if header or line.startswith("diff --git "):
+                lines += 0 if content else 1
+            files += 1
+            header, content = True, False
+        elif line.startswith("@@"):
+            header, content = False, True
+        elif header:
+            content = content or line.startswith("GIT binary patch")
+        elif line[:1] in ("+", "-"):
+            lines += 1
+    lines += 0 if content else 1
+    return files, lines
+
+
+def dataset_dir(path: Path) -> Path:
+    """The directory that relative `repo` paths of a dataset are relative to."""
+    path = Path(path)
+    return path.resolve() if path.is_dir() else path.resolve().parent
+
+
+class DatasetError(BuildfixerError):
+    """A dataset that cannot be loaded; `problems` holds every `file:line: field: problem`."""
+
+    def __init__(self, summary: str, problems: list[str]) -> None:
+        self.problems = problems
+        shown = problems[:_MAX_LISTED]
+        more = f"; ... and {len(problems) - len(shown)} more" if len(problems) > len(shown) else ""
+        super().__init__(f"{summary}: {'; '.join(shown)}{more}")
+
+
+def _describe(exc: ValidationError) -> list[str]:
+    """One `field: problem` per error of a pydantic validation."""
+    found = []
+    for err in exc.errors():
+        where = ".".join(str(part) for part in err["loc"]) or "(instance)"
+        message = str(err["msg"]).removeprefix("Value error, ")
+        if err["type"] == "extra_forbidden":
+            message = "unknown field"
+        found.append(f"{where}: {message}")
+    return found
+
+
+def _records(path: Path) -> Iterable[tuple[int, Any, str | None]]:
+    """(line, parsed JSON or None, parse problem or None) for each record of one file."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = getattr(exc, "strerror", None) or exc
+        raise BuildfixerError(f"cannot read dataset {path}: {reason}") from None
+    if path.suffix == ".json":
+        try:
+            yield 1, json.loads(text), None
+        except json.JSONDecodeError as exc:
+            yield exc.lineno, None, f"invalid JSON: {exc.msg} (column {exc.colno})"
+        return
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            yield number, json.loads(line), None
+        except json.JSONDecodeError as exc:
+            yield number, None, f"invalid JSON: {exc.msg} (column {exc.colno})"
+
+
+def dataset_files(path: Path) -> list[Path]:
+    """The files of a dataset: the file itself, or a directory's `*.jsonl` and `*.json` files.
+
+    Raises:
+        BuildfixerError: the path does not exist, or a directory holds no dataset file.
+    """
+    path = Path(path)
+    if path.is_file():
+        return [path]
+    if not path.is_dir():
+        raise BuildfixerError(f"no such dataset: {path}")
+    files = sorted(p for p in path.iterdir() if p.is_file() and p.suffix in (".jsonl", ".json"))
+    if not files:
+        raise BuildfixerError(f"no .jsonl or .json files in dataset directory {path}")
+    return files
+
+
+def load_dataset(path: Path) -> list[Instance]:
+    """Read every instance of a dataset (a `.jsonl` file, a `.json` file or a directory of them).
+
+    Args:
+        path: The dataset file or directory.
+
+    Returns:
+        The instances in file order (a directory's files sorted by name).
+
+    Raises:
+        DatasetError: schema problems, listed for every bad line as `file:line: field: problem`,
+            or instance ids used twice.
+        BuildfixerError: a missing or unreadable path, or a dataset without instances.
+    """
+    instances: list[Instance] = []
+    problems: list[str] = []
+    seen: dict[str, str] = {}
+    for file in dataset_files(path):
+        for line, data, parse_problem in _records(file):
+            where = f"{file}:{line}"
+            if parse_problem is not None:
+                problems.append(f"{where}: {parse_problem}")
+                continue
+            if not isinstance(data, dict):
+                problems.append(f"{where}: expected a JSON object, got {type(data).__name__}")
+                continue
+            try:
+                instance = Instance.model_validate(data)
+            except ValidationError as exc:
+                problems.extend(f"{where}: {problem}" for problem in _describe(exc))
+                continue
+            name = instance.instance_id
+            if name in seen:
+                problems.append(f"{where}: instance_id: duplicate {name!r} (first at {seen[name]})")
+                continue
+            seen[instance.instance_id] = where
+            instances.append(instance)
+    if problems:
+        raise DatasetError(f"{len(problems)} problem(s) in dataset {path}", problems)
+    if not instances:
+        raise BuildfixerError(f"no instances in dataset {path}")
+    return instances
+
+
+def save_dataset(instances: Iterable[Instance], path: Path) -> None:
+    """Write instances as JSONL atomically: readers see the old file or the whole new one.
+
+    Raises:
+        BuildfixerError: two instances share an id.
+    """
+    path = Path(path)
+    lines = []
+    seen: set[str] = set()
+    for instance in instances:
+        if instance.instance_id in seen:
+            raise BuildfixerError(f"duplicate instance_id {instance.instance_id!r}")
+        seen.add(instance.instance_id)
+        lines.append(json.dumps(instance.to_dict(), ensure_ascii=False))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        os.chmod(tmp, path.stat().st_mode & 0o777 if path.exists() else 0o644)  # mkstemp makes it 0600
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write("".join(line + "\n" for line in lines))
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def checkout(instance: Instance, base_dir: Path, cache_dir: Path | None = None) -> Workspace:
+    """A pooled workspace (`Workspace.acquire`) at the instance's base commit; `release()` it after use.
+
+    Args:
+        instance: The instance.
+        base_dir: The dataset's directory (`dataset_dir`), for relative repository paths.
+        cache_dir: buildfixer's cache (mirrors and workspaces); the default cache when None.
+    """
+    from buildfixer.workspace.workspace import Workspace
+
+    return Workspace.acquire(instance.repo_source(base_dir), instance.base_commit, cache_dir=cache_dir)

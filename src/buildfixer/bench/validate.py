@@ -1,0 +1,280 @@
+"""Validate benchmark instances: the base build fails as recorded, the gold patch makes it build.
+
+Each instance is checked in a pooled workspace at its base commit, `repeats` times: build (must
+fail, with the recorded category), apply the gold patch, build (must succeed). A verdict that
+changes between repeats makes the instance invalid as flaky. The gold patch is also compared
+with the diff base_commit -> fix_commit (a mismatch is only a warning). The workspace is released
+and every process its builds left running is stopped before the next instance starts.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from buildfixer.bench.dataset import Instance, checkout
+from buildfixer.build.options import BuildOptions
+from buildfixer.errors import BuildfixerError
+from buildfixer.workspace.git import git
+from buildfixer.workspace.workspace import Workspace
+
+_MESSAGE_CAP = 300  # characters of a root error message kept in an observation
+
+
+@dataclass
+class BuildObservation:
+    """One build of a validation.
+
+    Attributes:
+        stage: `base` (the failing state) or `gold` (with the gold patch applied).
+        repeat: 0-based repetition.
+        status: The build's status (success, failure, timeout, error).
+        category: Its failure category, None on success.
+        duration_s: Wall time of the build.
+        root_error: The first (root) error message, shortened; None on success.
+    """
+
+    stage: str
+    repeat: int
+    status: str
+    category: str | None
+    duration_s: float
+    root_error: str | None = None
+
+    @property
+    def verdict(self) -> str:
+        """`status` or `status/category`: what must not change between repeats."""
+        return f"{self.status}/{self.category}" if self.category else self.status
+
+
+@dataclass
+class ValidationResult:
+    """Verdict on one instance.
+
+    Attributes:
+        instance_id: The instance.
+        valid: True when every build behaved as the instance says, in every repeat.
+        reasons: Why it is invalid (empty when valid).
+        warnings: Problems that do not make it invalid (gold patch differs from fix_commit).
+        builds: Every build run, in order.
+        duration_s: Wall time of the whole validation (checkout and builds).
+        gold_matches_fix: Whether the gold patch reproduces fix_commit's tree (None: not checked).
+    """
+
+    instance_id: str
+    valid: bool
+    reasons: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    builds: list[BuildObservation] = field(default_factory=list)
+    duration_s: float = 0.0
+    gold_matches_fix: bool | None = None
+
+    def statuses(self, stage: str) -> list[str]:
+        """Observed verdicts of one stage (`base` or `gold`), one per repeat."""
+        return [b.verdict for b in self.builds if b.stage == stage]
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form: the fields above, builds as objects."""
+        data = asdict(self)
+        data["duration_s"] = round(self.duration_s, 3)
+        for build in data["builds"]:
+            build["duration_s"] = round(build["duration_s"], 3)
+        return data
+
+
+Progress = Callable[[ValidationResult, int, int], None]
+
+
+def _options_for(instance: Instance, options: BuildOptions) -> BuildOptions:
+    """The instance's build options: its JDK and command win over the defaults given."""
+    return replace(
+        options,
+        jdk=instance.jdk if instance.jdk is not None else options.jdk,
+        tasks=list(instance.build_command) if instance.build_command else options.tasks,
+        extra_env=dict(options.extra_env),
+        state_dir=None,
+    )
+
+
+def _revert_tracked(ws: Workspace) -> None:
+    """Tracked files back to the base commit and untracked sources removed; ignored outputs stay.
+
+    Keeping node_modules, target/ and the like lets the gold build reuse what the base build
+    installed, as a developer's next build would.
+    """
+    git("reset", "--quiet", "--hard", ws.base_commit, cwd=ws.root)
+    git("clean", "-qfd", cwd=ws.root)
+
+
+def _build(
+    ws: Workspace, instance: Instance, options: BuildOptions, stage: str, repeat: int
+) -> BuildObservation:
+    """Run the build once and condense what it showed."""
+    from buildfixer.logs.result import build_and_analyze
+
+    result, _ = build_and_analyze(ws.root, options, instance.build_system)
+    root = result.errors[0].message[:_MESSAGE_CAP] if result.errors else None
+    return BuildObservation(stage, repeat, result.status, result.category, result.duration_s, root)
+
+
+def _compare_with_fix(ws: Workspace, instance: Instance) -> tuple[bool | None, str | None]:
+    """Whether the gold patch, now applied in `ws`, gives fix_commit's tree; a warning if not."""
+    if instance.fix_commit is None:
+        return None, None
+    fix = git("rev-parse", "--verify", "--quiet", f"{instance.fix_commit}^{{tree}}", cwd=ws.root, check=False)
+    if not fix.strip():
+        return None, f"fix_commit {instance.fix_commit} is not in the repository; gold patch not compared"
+    git("add", "-A", cwd=ws.root)
+    names = git("diff", "--cached", "--name-only", "-z", fix.strip(), cwd=ws.root)
+    differ = [name for name in names.split("\0") if name]
+    git("reset", "--quiet", cwd=ws.root)  # unstage: the build must see the tree, not an index
+    if not differ:
+        return True, None
+    shown = ", ".join(differ[:5]) + (f" (+{len(differ) - 5} more)" if len(differ) > 5 else "")
+    return False, f"gold_patch differs from the diff base_commit -> fix_commit in {shown}"
+
+
+def _judge(instance: Instance, result: ValidationResult, repeats: int) -> None:
+    """Fill `reasons` from the builds run: expected verdicts, and the same in every repeat."""
+    expected_base = f"failure/{instance.category}"
+    for stage in ("base", "gold"):
+        seen = result.statuses(stage)
+        if not seen:
+            continue
+        distinct = list(dict.fromkeys(seen))
+        if len(distinct) > 1:
+            result.reasons.append(f"flaky: {stage} build gave {' then '.join(seen)} in {len(seen)} repeats")
+            continue
+        verdict = distinct[0]
+        first = next(b for b in result.builds if b.stage == stage)
+        detail = f": {first.root_error}" if first.root_error else ""
+        if stage == "base" and verdict != expected_base:
+            if first.status == "success":
+                result.reasons.append("base build succeeds (it must fail)")
+            elif first.status == "failure":
+                result.reasons.append(
+                    f"base build fails as {first.category}, recorded {instance.category}{detail}"
+                )
+            else:
+                result.reasons.append(f"base build ended with status {first.status}{detail}")
+        if stage == "gold" and verdict != "success":
+            result.reasons.append(f"build with the gold patch ends as {verdict}{detail}")
+    if len(result.statuses("base")) < repeats and not result.reasons:
+        result.reasons.append("validation stopped before every repeat ran")
+    result.valid = not result.reasons
+
+
+def validate_instance(
+    instance: Instance,
+    dataset_dir: Path,
+    options: BuildOptions | None = None,
+    repeats: int = 2,
+    log_dir: Path | None = None,
+) -> ValidationResult:
+    """Check that an instance fails as recorded and builds with its gold patch, `repeats` times.
+
+    Args:
+        instance: The instance.
+        dataset_dir: Directory its relative repository path is relative to (`dataset.dataset_dir`).
+        options: Build options (cache, timeout, default JDK); the instance's JDK and command win.
+        repeats: How many times both builds run (2 catches most flaky builds).
+        log_dir: Keep every build log here as `<instance>-<stage>-<repeat>.log`; None discards them.
+
+    Returns:
+        The verdict; problems of the instance (a repository or commit that cannot be found, a gold
+        patch that does not apply, a JDK that is not installed) make it invalid, they do not raise.
+    """
+    if repeats < 1:
+        raise BuildfixerError("repeats must be at least 1")
+    from buildfixer.build.api import stop_daemons
+
+    started = time.monotonic()
+    result = ValidationResult(instance.instance_id, valid=False)
+    own_logs = log_dir is None
+    logs = Path(tempfile.mkdtemp(prefix="bench-validate-")) if log_dir is None else log_dir
+    logs.mkdir(parents=True, exist_ok=True)
+    base_options = options or BuildOptions()
+    opts = _options_for(instance, base_options)
+    ws: Workspace | None = None
+    try:
+        ws = checkout(instance, dataset_dir, opts.cache_dir)
+        for repeat in range(repeats):
+            if repeat:
+                ws.reset()
+            opts.log_path = logs / f"{instance.instance_id}-base-{repeat}.log"
+            result.builds.append(_build(ws, instance, opts, "base", repeat))
+            _revert_tracked(ws)  # in case the build rewrote a tracked file (a lockfile)
+            ws.apply_patch(instance.gold_patch)
+            if repeat == 0:
+                result.gold_matches_fix, warning = _compare_with_fix(ws, instance)
+                result.warnings += [warning] if warning else []
+            opts.log_path = logs / f"{instance.instance_id}-gold-{repeat}.log"
+            result.builds.append(_build(ws, instance, opts, "gold", repeat))
+    except BuildfixerError as exc:
+        result.reasons.append(str(exc))
+    finally:
+        if ws is not None:
+            stop_daemons(ws.root, opts)
+            with contextlib.suppress(BuildfixerError):  # the slot's next user resets it anyway
+                ws.reset()
+            ws.release()
+        if own_logs:
+            shutil.rmtree(logs, ignore_errors=True)
+    _judge(instance, result, repeats)
+    result.duration_s = time.monotonic() - started
+    return result
+
+
+def validate_dataset(
+    instances: Sequence[Instance],
+    dataset_dir: Path,
+    options: BuildOptions | None = None,
+    repeats: int = 2,
+    workers: int = 1,
+    progress: Progress | None = None,
+    log_dir: Path | None = None,
+) -> list[ValidationResult]:
+    """Validate every instance, `workers` at a time; results in the order of `instances`.
+
+    Args:
+        instances: The instances (`dataset.load_dataset`).
+        dataset_dir: Directory relative repository paths are relative to.
+        options: Build options shared by all instances (see `validate_instance`).
+        repeats: Builds per stage and instance.
+        workers: Instances validated in parallel (builds are CPU-heavy: a few at most).
+        progress: Called with (result, done, total) as each instance finishes.
+        log_dir: Keep the build logs here (see `validate_instance`).
+    """
+    if workers < 1:
+        raise BuildfixerError("workers must be at least 1")
+    total = len(instances)
+    results: dict[int, ValidationResult] = {}
+
+    def finished(index: int, result: ValidationResult) -> None:
+        results[index] = result
+        if progress is not None:
+            progress(result, len(results), total)
+
+    if workers == 1:
+        for index, instance in enumerate(instances):
+            finished(index, validate_instance(instance, dataset_dir, options, repeats, log_dir))
+        return [results[i] for i in range(total)]
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="validate") as pool:
+        futures = {
+            pool.submit(validate_instance, instance, dataset_dir, options, repeats, log_dir): index
+            for index, instance in enumerate(instances)
+        }
+        try:
+            for future in as_completed(futures):
+                finished(futures[future], future.result())
+        except BaseException:
+            pool.shutdown(wait=True, cancel_futures=True)  # running ones clean up in their finally
+            raise
+    return [results[i] for i in range(total)]
