@@ -11,10 +11,12 @@ from buildfixer.build.deps import (
     Edit,
     add_dependency,
     apply_edits,
+    declared_jvm_names,
     find_declaration,
     remove_dependency,
     set_version,
     span_edit,
+    staged,
 )
 
 
@@ -343,7 +345,7 @@ def test_pyproject_add_and_remove(tmp_path: Path) -> None:
 def test_pyproject_without_dependencies_gets_the_key(tmp_path: Path) -> None:
     path = write(tmp_path, "pyproject.toml", '[project]\nname = "demo"\n')
     applied(tmp_path, add_dependency(tmp_path, "python", "PyYAML", None))
-    assert path.read_text() == '[project]\ndependencies = ["PyYAML"]\nname = "demo"\n'
+    assert path.read_text() == '[project]\nname = "demo"\ndependencies = ["PyYAML"]\n'
 
 
 def test_requirements_setup_cfg_setup_py_and_poetry(tmp_path: Path) -> None:
@@ -377,7 +379,7 @@ def test_requirements_setup_cfg_setup_py_and_poetry(tmp_path: Path) -> None:
     applied(poetry_root, add_dependency(poetry_root, "python", "PyYAML", None))
     assert (
         pyproject.read_text()
-        == '[tool.poetry.dependencies]\nPyYAML = "*"\npython = "^3.9"\nhttpx = "^0.27.0"\n'
+        == '[tool.poetry.dependencies]\npython = "^3.9"\nhttpx = "^0.27.0"\nPyYAML = "*"\n'
     )
 
 
@@ -435,3 +437,68 @@ def test_apply_edits_refuses_stale_or_existing(tmp_path: Path) -> None:
         apply_edits(tmp_path, [Edit("a.txt", "", "new\n")])
     assert apply_edits(tmp_path, [Edit("b/c.properties", "", "k=v\n")]) == ["b/c.properties"]
     assert (tmp_path / "b" / "c.properties").read_text() == "k=v\n"
+
+
+def test_staged_edits_of_one_file_compose(tmp_path: Path) -> None:
+    pom = write(
+        tmp_path,
+        "pom.xml",
+        """
+        <project>
+        \t<dependencies>
+        \t\t<dependency>
+        \t\t\t<groupId>junit</groupId>
+        \t\t\t<artifactId>junit</artifactId>
+        \t\t</dependency>
+        \t</dependencies>
+        </project>
+        """,
+    )
+    before = pom.read_text()
+    with staged(tmp_path) as stage:
+        # Each planner sees the file as the edits before it leave it: both insert at one place.
+        assert stage.add([add_dependency(tmp_path, "maven", "g:one", "1.0")])  # type: ignore[list-item]
+        assert stage.add([add_dependency(tmp_path, "maven", "g:two", None, test=True)])  # type: ignore[list-item]
+        assert not stage.add([Edit("pom.xml", "<absent/>", "x")])
+        edits = stage.edits()
+    assert pom.read_text() == before  # planned, not written
+    assert len(edits) == 1
+    applied(tmp_path, edits)
+    assert pom.read_text() == before.replace(
+        "\t\t</dependency>\n",
+        "\t\t</dependency>\n"
+        "\t\t<dependency>\n\t\t\t<groupId>g</groupId>\n\t\t\t<artifactId>one</artifactId>\n"
+        "\t\t\t<version>1.0</version>\n\t\t</dependency>\n"
+        "\t\t<dependency>\n\t\t\t<groupId>g</groupId>\n\t\t\t<artifactId>two</artifactId>\n"
+        "\t\t\t<scope>test</scope>\n\t\t</dependency>\n",
+    )
+
+
+def test_maven_managed_declarations_are_marked(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        "pom.xml",
+        """
+        <project>
+          <dependencyManagement><dependencies>
+            <dependency><groupId>g</groupId><artifactId>a</artifactId><version>1.0</version></dependency>
+          </dependencies></dependencyManagement>
+          <dependencies>
+            <dependency><groupId>g</groupId><artifactId>b</artifactId><version>2.0</version></dependency>
+          </dependencies>
+        </project>
+        """,
+    )
+    (managed,) = find_declaration(tmp_path, "g:a")
+    (own,) = find_declaration(tmp_path, "g:b")
+    assert managed.managed and not own.managed
+    assert declared_jvm_names(tmp_path) == ["g:a", "g:b"]
+
+
+def test_python_test_requirements_go_where_the_tests_ones_are(tmp_path: Path) -> None:
+    write(tmp_path, "setup.py", 'setup(name="x", install_requires=["click>=8"])\n')
+    dev = write(tmp_path, "requirements-dev.txt", "pytest\n")
+    applied(tmp_path, add_dependency(tmp_path, "python", "PyYAML", None, test=True))
+    assert dev.read_text() == "pytest\nPyYAML\n"
+    applied(tmp_path, add_dependency(tmp_path, "python", "attrs", None))
+    assert 'install_requires=["click>=8", "attrs"]' in (tmp_path / "setup.py").read_text()

@@ -83,7 +83,11 @@ def test_releases(version: str) -> None:
         ("5.4.9", ["5.4.5", "5.5.0-beta", "5.5.2"], "5.4.5"),
         ("2.0.5", ["2.1.0", "2.2.0", "1.9.9"], "2.1.0"),  # nothing below in major 2: the lowest above
         ("4.0.0", ["3.9.9", "5.0.0"], None),  # no version shares the major
-        ("2.0.0-RC9", ["2.0.0-RC1", "2.0.0-RC2", "1.9.0"], "2.0.0-RC2"),  # pre-release asked: allowed
+        ("2.0.0-RC9", ["2.0.0-RC1", "2.0.0-RC2", "1.9.0"], None),  # never a pre-release
+        ("2.0.0-RC9", ["2.0.0-RC2", "2.0.0", "2.1.0"], "2.0.0"),  # a release of its major instead
+        ("0.4.9", ["0.3.2", "0.4.1", "0.5.0"], "0.4.1"),  # below 1.0 the minor is the major
+        ("0.4.9", ["0.3.2", "0.5.0"], None),
+        ("1.0.0-SNAPSHOT", ["0.9.0", "1.0.0-SNAPSHOT"], None),
         ("31.9-jre", ["31.1-android", "31.1-jre", "32.0-jre"], "31.1-jre"),
         ("garbage", ["1.0"], None),
     ],
@@ -286,3 +290,16 @@ def test_python_module_to_distribution(options: BuildOptions, isolated_python: N
     assert distribution_for_module("nothing_like_it", options) is None
     assert python_distributions(options)["pyyaml"] == {"6.0.1"}
     assert cached_versions("python", "PyYAML", options) == {"6.0.1"}
+
+
+def test_jvm_index_class_filter_and_ambiguity(options: BuildOptions) -> None:
+    m2_jar(options, "org.hamcrest", "hamcrest-core", "1.3", ["org/hamcrest/CoreMatchers.class"])
+    m2_jar(options, "org.hamcrest", "hamcrest", "2.2", ["org/hamcrest/Matchers.class"])
+    m2_jar(options, "org.hamcrest", "hamcrest", "3.0-rc1", ["org/hamcrest/Matchers.class"])
+    hit = artifact_for_package("org.hamcrest", options, "org.hamcrest.Matchers")
+    assert hit is not None and hit.coordinate == "org.hamcrest:hamcrest:2.2"  # a release, with the class
+    assert artifact_for_package("org.hamcrest", options, "org.hamcrest.Nope") is None
+    # The same package and class count in two artifacts of one group: nothing tells them apart.
+    m2_jar(options, "javax.annotation", "one-api", "1.0", ["javax/annotation/A.class"])
+    m2_jar(options, "javax.annotation", "other-api", "1.0", ["javax/annotation/A.class"])
+    assert artifact_for_package("javax.annotation", options) is None

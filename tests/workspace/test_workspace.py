@@ -159,3 +159,22 @@ def test_snapshot_skips_outputs_but_keeps_sources_named_like_them(tmp_path: Path
     assert not (ws.root / "build").exists()
     assert not (ws.root / "node_modules").exists()
     assert (ws.root / "tools" / "build" / "helper.py").read_text() == "x = 1\n"
+
+
+def test_build_outputs_never_enter_the_diff(tmp_path):
+    from buildfixer.workspace.workspace import Workspace
+
+    project = tmp_path / "p"
+    (project / "src").mkdir(parents=True)
+    (project / "src" / "A.java").write_text("class A {}\n")
+    ws = Workspace.from_directory(project, cache_dir=tmp_path / "cache")
+    try:
+        (ws.root / "build" / "classes").mkdir(parents=True)
+        (ws.root / "build" / "classes" / "A.class").write_bytes(b"\xca\xfe\xba\xbe")
+        (ws.root / ".gradle").mkdir()
+        (ws.root / ".gradle" / "state.txt").write_text("x\n")
+        (ws.root / "src" / "A.java").write_text("class A { int x; }\n")
+        assert ws.changed_files() == ["src/A.java"]
+        assert "build/" not in ws.diff() and ".gradle" not in ws.diff()
+    finally:
+        ws.remove()

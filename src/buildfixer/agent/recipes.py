@@ -5,18 +5,23 @@ and plans one repair as ordinary tool calls (`change_java_version`, `replace`, `
 or declines with None. Recipes, tried in this order:
 
 1. jdk-level: the build needs another JDK ("release version 21 not supported", "Unsupported
-   class file major version 65", "requires Java 17") -> the nearest installed JDK.
+   class file major version 65", "requires Java 17", maven-enforcer's range) -> the nearest
+   installed JDK that the running Gradle (if any) runs on.
 2. hardcoded-path: a build file names an absolute path missing on this machine (a JDK home, an
-   Android SDK, a tool) -> its equivalent here.
-3. missing-properties: the build reads a `.properties` file that is absent -> create it with
-   the keys the build reads and placeholder values.
-4. missing-version: a declared dependency or plugin version that does not exist -> the nearest
-   published one (local caches, and the registries when online).
-5. undeclared-dependency: code imports a package no declaration provides, and a local cache has
-   the artifact (JVM jars, Python wheels and site-packages, npm tarballs) -> declare it.
+   Android SDK, a tool, a file of the project) -> its equivalent here.
+3. missing-properties: the build reads a `.properties` file that is absent -> restore it from
+   git history (the origin's: a fix works in a snapshot without history), copy a template, or
+   create it with the keys the build reads and placeholder values.
+4. missing-version: declared dependency or plugin versions that do not exist -> the nearest
+   published release of the same major (local caches, and the registries when online), every
+   one the failure names in one repair; a version shared through a property must exist for all.
+5. undeclared-dependency: code imports packages no declaration provides for its module, and a
+   local cache has the artifact (JVM jars, Python wheels and site-packages, npm tarballs) ->
+   declare them, with the version the project already uses for them when it has one.
 
 Recipes only touch build files, `.properties` files and the JDK choice, never source code or
-tests; anything they are not sure of is declined.
+tests; anything they are not sure of (two candidates, a pre-release, a -SNAPSHOT, a JPMS module
+that would also need `requires`) is declined.
 """
 
 from __future__ import annotations
@@ -64,6 +69,8 @@ class Evidence:
         options: The build options (cache directory, offline).
         log: The end of the build log, ANSI codes removed.
         text: The error messages followed by the log: what trigger patterns are searched in.
+        origin: The project the workspace was snapshot from, when known: its git history has
+            what the snapshot (a single commit) lacks, such as a file deleted in a commit.
     """
 
     project: Path
@@ -71,6 +78,7 @@ class Evidence:
     options: BuildOptions
     log: str
     text: str
+    origin: Path | None = None
 
     @property
     def system(self) -> str:
@@ -98,7 +106,9 @@ class Evidence:
         return real if real.is_relative_to(self.project) and real.is_file() else None
 
 
-def read_evidence(project: Path, result: BuildResult, options: BuildOptions) -> Evidence:
+def read_evidence(
+    project: Path, result: BuildResult, options: BuildOptions, origin: Path | None = None
+) -> Evidence:
     """Collect the evidence of a failed build (the log from disk, else the recorded tail)."""
     from buildfixer.errors import BuildfixerError
     from buildfixer.logs.text import read_log, strip_ansi
@@ -109,7 +119,9 @@ def read_evidence(project: Path, result: BuildResult, options: BuildOptions) -> 
         log = result.output_tail
     log = strip_ansi(log[-_LOG_CAP:])
     messages = "\n".join(e.message for e in result.errors)
-    return Evidence(project.resolve(), result, options, log, f"{messages}\n{log}")
+    return Evidence(
+        project.resolve(), result, options, log, f"{messages}\n{log}", origin.resolve() if origin else None
+    )
 
 
 def edit_calls(edits: list[Edit]) -> list[PlannedCall]:
@@ -148,7 +160,12 @@ _TOO_NEW = [  # the JDK running the build is too new for Gradle, Groovy or an ol
 _SOURCE_DROPPED = re.compile(r"(?:Source|Target) option (?:1\.)?(\d+) is no longer supported", re.I)
 _KOTLIN_TARGET = re.compile(r"Unknown JVM target version: (\S+)\s*(?:\.\s*)?Supported versions: ([\d., ]+)")
 _GRADLE_RANGE = re.compile(r"Supported Java versions are:? between (\d+) and (\d+)", re.I)
-_ENFORCER = re.compile(r"Detected JDK Version: \S+ is not in the allowed range \[?(\d+)[^,\]]*,\s*(\d*)")
+# maven-enforcer's requireJavaVersion: "Detected JDK Version: 17.0.2 is not in the allowed range [21,)."
+# (1.x-3.3) and "Detected JDK version 17.0.15 (JAVA_HOME=/usr/lib/jvm/...) is not in the allowed
+# range [21,)." (3.4+).
+_ENFORCER = re.compile(
+    r"Detected JDK [Vv]ersion:? \S+(?: \([^)\n]*\))? is not in the allowed range ([^\s]+?)\.?(?:\s|$)"
+)
 # Newest Java each Gradle version runs on (docs.gradle.org compatibility matrix).
 _GRADLE_MAX_JAVA = [
     ((4, 7), 10), ((5, 0), 11), ((5, 4), 12), ((6, 0), 13), ((6, 3), 14), ((6, 7), 15),
@@ -213,6 +230,41 @@ def _gradle_max_java(project: Path) -> int | None:
     return best
 
 
+def _enforcer_range(spec: str) -> tuple[int, int] | None:
+    """The Java majors a Maven version range allows.
+
+    "[21,)" -> (21, 99), "[1.8,12)" -> (8, 11), "17" -> (17, 99); "(17,)" keeps 17, whose updates
+    (17.0.2) are above 17 in Maven's order.
+    """
+    match = re.fullmatch(r"([\[(])?\s*([\d.]*)\s*(?:,\s*([\d.]*)\s*)?([\])])?", spec.strip())
+    if not match or not (match.group(2) or match.group(3)):
+        return None
+    low_text, high_text = match.group(2), match.group(3)
+    if match.group(1) is None and match.group(3) is None:  # a bare version: that one or newer
+        high_text = ""
+    low = _major(low_text) if low_text else 1
+    high = _major(high_text) if high_text else 99
+    if low is None or high is None:
+        return None
+    if high_text and match.group(4) == ")" and re.fullmatch(r"(?:1\.)?\d+(?:\.0)*", high_text):
+        high -= 1  # [1.8,12) or [11,17.0) excludes 12, 17
+    return (low, high) if low <= high else None
+
+
+def gradle_java_cap(ev: Evidence) -> int:
+    """Newest Java the Gradle running this build runs on (99 when unknown or not Gradle)."""
+    if ev.system != "gradle":
+        return 99
+    from buildfixer.build.gradle import _java_limit
+
+    running = ev.result.environment.get("gradle", "")
+    version = running.split()[0] if running else ""
+    limit = _java_limit(version, system="wrapper" not in running) if version else None
+    if limit is None and not running:
+        limit = _gradle_max_java(ev.project)
+    return limit or 99
+
+
 def _pick(installed: list[int], low: int, high: int, current: int | None, prefer_new: bool) -> int | None:
     """An installed version in [low, high] other than the current one (newest or oldest first)."""
     fits = sorted(v for v in installed if low <= v <= high and v != current)
@@ -225,7 +277,9 @@ def jdk_level(ev: Evidence) -> Repair | None:
     """Recipe 1: switch to the installed JDK the failure asks for."""
     if ev.system not in ("gradle", "maven"):
         return None
-    installed = sorted({j.version for j in discover_jdks()})
+    # The Gradle running the build must run on the JDK chosen (Debian's 4.4.1: 17 at most).
+    cap = gradle_java_cap(ev)
+    installed = sorted({j.version for j in discover_jdks() if j.version <= cap})
     current = current_jdk(ev)
     floor = declared_java_level(ev.project) or 0
     choice: int | None = None
@@ -249,14 +303,17 @@ def jdk_level(ev: Evidence) -> Repair | None:
         fits = sorted(v for v in installed if v in supported and v != current)
         choice = fits[-1] if fits else None
         reason = f"its Kotlin compiler does not know JVM target {match.group(1)}"
-    if (
-        choice is None
-        and not reason
-        and (match := _GRADLE_RANGE.search(ev.text) or _ENFORCER.search(ev.text))
-    ):
+    if choice is None and not reason and (match := _GRADLE_RANGE.search(ev.text)):
         high = int(match.group(2)) if match.group(2) else 99
         choice = _pick(installed, max(int(match.group(1)), floor), high, current, True)
         reason = f"supports only Java {match.group(1)} to {match.group(2) or 'any'}"
+    if choice is None and not reason and (match := _ENFORCER.search(ev.text)):
+        allowed = _enforcer_range(match.group(1))
+        if allowed is not None:
+            low, high = allowed
+            # Too old: the oldest JDK allowed; too new: the newest allowed (the nearest, both ways).
+            choice = _pick(installed, max(low, floor), high, current, (current or 0) > high)
+            reason = f"allows only Java {match.group(1)} (maven-enforcer)"
     if choice is None and not reason:
         for pattern in _TOO_NEW:
             if match := pattern.search(ev.text):
@@ -292,20 +349,24 @@ def _recipes() -> list[Callable[[Evidence], Repair | None]]:
     return [jdk_level, hardcoded_path, missing_properties, missing_version, undeclared_dependency]
 
 
-def diagnose(project: Path, result: BuildResult, options: BuildOptions) -> Repair | None:
+def diagnose(
+    project: Path, result: BuildResult, options: BuildOptions, origin: Path | None = None
+) -> Repair | None:
     """Plan the repair of a failed build, or decline.
 
     Args:
         project: The project root.
         result: The failed build, its errors read (`logs.result.attach_analysis`).
         options: Its build options (cache directory for the dependency caches, offline).
+        origin: The directory `project` is a snapshot of (`buildfixer fix` works in a copy
+            without history): where a deleted file is looked up in git history.
 
     Returns:
         The first recipe's repair that applies with confidence, or None.
     """
     if result.status == "success":
         return None
-    evidence = read_evidence(project, result, options)
+    evidence = read_evidence(project, result, options, origin)
     for recipe in _recipes():
         try:
             repair = recipe(evidence)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import time
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from buildfixer.agent.loop import Progress
@@ -38,14 +39,18 @@ def run_recipes(
     tools = all_tools(ctx)
     result = initial
     applied: list[str] = []
+    tried: list[list[tuple[str, str]]] = []
     for round_no in range(1, MAX_ROUNDS + 1):
-        repair = diagnose(ctx.root, result, ctx.options)
+        source = trajectory.meta.get("source")  # the user's project: its git history, if any
+        repair = diagnose(ctx.root, result, ctx.options, origin=Path(source) if source else None)
         if repair is None:
             top = result.errors[0].message.splitlines()[0][:160] if result.errors else result.status
             what = "declined" if not applied else "stopped"
             return f"{what}: no recipe for this failure ({result.category}: {top})"
-        if repair.recipe in applied[-1:]:
+        planned = [(call.tool, json.dumps(call.arguments, sort_keys=True)) for call in repair.calls]
+        if planned in tried:
             return f"stopped: recipe {repair.recipe} did not fix the failure it targets"
+        tried.append(planned)
         applied.append(repair.recipe)
         step = Step(len(trajectory.steps) + 1, {"role": "assistant", "content": repair.summary}, llm=False)
         step.reply["tool_calls"] = [

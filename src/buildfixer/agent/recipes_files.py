@@ -11,7 +11,7 @@ import re
 import shutil
 from pathlib import Path
 
-from buildfixer.agent.recipes import Evidence, PlannedCall, Repair, current_jdk
+from buildfixer.agent.recipes import Evidence, PlannedCall, Repair, current_jdk, gradle_java_cap
 from buildfixer.build import deps
 from buildfixer.build.jdk import discover_jdks, major_version
 
@@ -77,14 +77,30 @@ def android_sdk() -> Path | None:
     return None
 
 
+_TOOL_SUFFIXES = ("", ".exe", ".sh", ".bat", ".cmd", ".jar")
+
+
 def _find_file(name: str, project: Path) -> Path | None:
-    """A file of this name here: in the project, on PATH, or a few levels into ~, /opt, /usr/local."""
-    roots = [(project, 6)] + [(Path(r).expanduser(), depth) for r, depth in _SEARCH_ROOTS]
+    """A file of this name here: the project's only one, else (a tool) on PATH or in ~, /opt, /usr/local.
+
+    A data or config file (checkstyle.xml, a keystore) is looked for in the project alone: one of
+    the same name elsewhere on the machine is someone else's. Two in the project are ambiguous.
+    """
+    in_project: list[Path] = []
+    for dirpath, dirs, files in os.walk(project):
+        level = len(Path(dirpath).relative_to(project).parts)
+        dirs[:] = [d for d in dirs if not d.startswith(".") and d not in deps.SKIP_DIRS and level < 6]
+        if name in files and (Path(dirpath) / name).is_file():
+            in_project.append(Path(dirpath) / name)
+    if in_project:
+        return in_project[0] if len(in_project) == 1 else None
+    if Path(name).suffix.lower() not in _TOOL_SUFFIXES:
+        return None
     on_path = shutil.which(name)
+    if on_path:
+        return Path(on_path)
     visits = 0
-    for position, (root, depth) in enumerate(roots):
-        if position == 1 and on_path:
-            return Path(on_path)
+    for root, depth in [(Path(r).expanduser(), depth) for r, depth in _SEARCH_ROOTS]:
         for dirpath, dirs, files in os.walk(root) if root.is_dir() else []:
             visits += 1
             level = len(Path(dirpath).relative_to(root).parts)
@@ -102,7 +118,8 @@ def _replacement(path: str, ev: Evidence) -> tuple[str, str] | None:
     home = _jdk_home(parts)
     if home is not None:
         index, version = home
-        installed = sorted(discover_jdks())
+        # Gradle runs on the JDK of org.gradle.java.home: one the running Gradle supports.
+        installed = sorted(j for j in discover_jdks() if j.version <= gradle_java_cap(ev))
         want = version or current_jdk(ev) or 0
         jdk = next((j for j in installed if j.version >= want), installed[-1] if installed else None)
         if jdk is None:
@@ -118,7 +135,27 @@ def _replacement(path: str, ev: Evidence) -> tuple[str, str] | None:
     if "." not in parts[-1] and not path.endswith(("javac", "java", "node", "python", "python3")):
         return None  # a directory of unknown content has no safe equivalent
     found = _find_file(parts[-1], ev.project)
-    return (str(found), f"the {parts[-1]} found here") if found else None
+    if found is None:
+        return None
+    inside = found.resolve().is_relative_to(ev.project)
+    return (str(found), f"the {parts[-1]} {'of the project' if inside else 'found here'}")
+
+
+def _as_written(ev: Evidence, holder: Path, new: str) -> str:
+    """How a build file should name a replacement: a file of the project by a relative path.
+
+    The repair is made in a snapshot of the project and copied back: an absolute path into the
+    snapshot would point nowhere afterwards. A pom says `${project.basedir}/...`; .mvn files are
+    read from the project root; Gradle scripts and properties resolve from their own directory.
+    """
+    target = Path(new)
+    if not target.is_absolute() or not target.resolve().is_relative_to(ev.project):
+        return new
+    target = target.resolve()
+    if holder.name == "pom.xml":
+        return "${project.basedir}/" + target.relative_to(holder.parent).as_posix()
+    base = ev.project if holder.parent.name == ".mvn" else holder.parent
+    return os.path.relpath(target, base).replace(os.sep, "/")
 
 
 def hardcoded_path(ev: Evidence) -> Repair | None:
@@ -137,7 +174,8 @@ def hardcoded_path(ev: Evidence) -> Repair | None:
         calls = []
         for file, spelling in holders:
             count = texts[file].count(spelling)
-            args = {"file_path": deps.rel(ev.project, file), "old_string": spelling, "new_string": new}
+            written = _as_written(ev, file, new) if what.endswith("of the project") else new
+            args = {"file_path": deps.rel(ev.project, file), "old_string": spelling, "new_string": written}
             calls.append(PlannedCall("replace", {**args, "expected_replacements": count}))
         where = ", ".join(sorted({c.arguments["file_path"] for c in calls}))
         summary = f"{where} names {path}, which does not exist here: use {new} ({what}) instead."
@@ -160,6 +198,7 @@ _SDK_MISSING = re.compile(
     r"SDK location not found.{0,300}?local properties file at '([^'\n]+local\.properties)'", re.S
 )
 _TEMPLATES = (".example", ".sample", ".template", ".dist", ".default", ".tmpl")
+_TEST_DIRS = {"test", "tests", "androidTest", "testFixtures", "__tests__", "testData", "test-data"}
 _PROPS_METHODS = {
     "load", "getProperty", "get", "getOrDefault", "each", "containsKey", "stringPropertyNames", "keySet",
     "entrySet", "size", "isEmpty", "put", "setProperty", "store", "withInputStream", "propertyNames", "keys",
@@ -182,10 +221,13 @@ _NUMERIC = {
 }
 
 
+_VERSION_PARTS = {"major", "minor", "patch", "code", "build", "revision"}  # versionMajor=1, versionCode=1
+
+
 def placeholder(key: str) -> str:
     """A harmless value for a key: 0.0.0 for versions, 1 for numbers, false for flags, else a word."""
     words = [w.lower() for w in re.findall(r"[A-Z]?[a-z]+|\d+|[A-Z]+(?![a-z])", key)] or [key.lower()]
-    if words[-1] in _NUMERIC or words[-1].isdigit():
+    if words[-1] in _NUMERIC or words[-1].isdigit() or (words[-1] in _VERSION_PARTS and "version" in words):
         return "1"
     if "version" in words:
         return "0.0.0"
@@ -257,17 +299,25 @@ def _requested_properties(ev: Evidence) -> list[str]:
     return list(found)
 
 
-def _from_history(project: Path, rel: str) -> str | None:
-    """The file's last committed content, when git history has it (deleted in a commit or only here)."""
+def _from_history(ev: Evidence, rel: str) -> str | None:
+    """The file's last committed content, when git history has it (deleted in a commit or only here).
+
+    The workspace of `buildfixer fix` is a one-commit snapshot: the project it was taken from
+    (`Evidence.origin`) has the history.
+    """
     from buildfixer.errors import BuildfixerError
     from buildfixer.workspace.git import git
 
-    try:
-        deleted = git("log", "-n", "1", "--format=%H", "--diff-filter=D", "--", rel, cwd=project, timeout=20)
-        spec = f"{deleted.strip()}^:./{rel}" if deleted.strip() else f"HEAD:./{rel}"
-        return git("show", spec, cwd=project, timeout=20)
-    except BuildfixerError:  # not a repository, or the file was never committed
-        return None
+    for root in dict.fromkeys(r for r in (ev.project, ev.origin) if r is not None):
+        if not root.is_dir():
+            continue
+        try:
+            deleted = git("log", "-n", "1", "--format=%H", "--diff-filter=D", "--", rel, cwd=root, timeout=20)
+            spec = f"{deleted.strip()}^:./{rel}" if deleted.strip() else f"HEAD:./{rel}"
+            return git("show", spec, cwd=root, timeout=20)
+        except BuildfixerError:  # not a repository, or the file was never committed
+            continue
+    return None
 
 
 def _inside(ev: Evidence, path: str) -> str | None:
@@ -296,12 +346,14 @@ def missing_properties(ev: Evidence) -> Repair | None:
         rel = _inside(ev, named)
         if rel is None or (ev.project / rel).exists():
             continue
+        if any(part in _TEST_DIRS for part in rel.split("/")[:-1]):
+            continue  # test data: the tests' business, never invented by a recipe
         name = Path(rel).name
         readers = [p for p in scripts + poms if name in deps.read(p)]
         if not readers:
             continue  # read by the application or its tests, not by the build: not ours to invent
         target = ev.project / rel
-        if (restored := _from_history(ev.project, rel)) is not None:
+        if (restored := _from_history(ev, rel)) is not None:
             summary = f"The build reads {rel}, which is missing: restore it from git history."
             return Repair(
                 "missing-properties", summary, [PlannedCall("write_file", {"path": rel, "content": restored})]

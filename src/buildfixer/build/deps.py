@@ -11,8 +11,10 @@ pip, the package name for npm. The per-system work is in `deps_jvm` and `deps_ot
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
 from pathlib import Path
 
 # Directories never searched for build files: outputs, environments, vendored code.
@@ -62,6 +64,8 @@ class Declaration:
         version_end: End offset of the version literal.
         kind: Which kind of declaration ("gradle", "gradle-plugin", "catalog", "maven",
             "maven-plugin", "python", "npm").
+        managed: Only a managed version (Maven `<dependencyManagement>`/`<pluginManagement>`):
+            it declares no dependency of its own.
     """
 
     file: str
@@ -72,6 +76,7 @@ class Declaration:
     version_start: int = 0
     version_end: int = 0
     kind: str = ""
+    managed: bool = False
 
 
 def walk_files(project: Path, names: Iterable[str]) -> list[Path]:
@@ -95,12 +100,85 @@ def rel(project: Path, path: Path) -> str:
     return path.resolve().relative_to(project.resolve()).as_posix()
 
 
+# Texts of files changed by planned edits not yet written (see `staged`), by resolved path.
+_STAGED: ContextVar[dict[str, str] | None] = ContextVar("staged_build_files", default=None)
+
+
 def read(path: Path) -> str:
-    """A build file's text ("" when unreadable: such a file declares nothing we can edit)."""
+    """A build file's text ("" when unreadable: such a file declares nothing we can edit).
+
+    Inside `staged`, the text as the edits planned so far leave it.
+    """
+    texts = _STAGED.get()
+    if texts:
+        try:
+            staged_text = texts.get(str(path.resolve()))
+        except OSError:
+            staged_text = None
+        if staged_text is not None:
+            return staged_text
     try:
         return path.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return ""
+
+
+@dataclass
+class Stage:
+    """Edits planned one after another, each seeing the files as the ones before leave them.
+
+    `add` applies a batch of edits to the staged texts (all or none); `edits` gives, per file,
+    one edit from the file on disk to its staged text, so several changes of one file (two
+    new dependencies in one `<dependencies>`) stay applicable together.
+    """
+
+    project: Path
+    texts: dict[str, str] = field(default_factory=dict)
+    originals: dict[str, tuple[str, str]] = field(default_factory=dict)  # resolved -> (rel, text)
+
+    def add(self, edits: Iterable[Edit]) -> bool:
+        """Apply edits to the staged texts; False (and nothing applied) when one does not apply."""
+        pending: dict[str, str] = {}
+        for edit in edits:
+            path = (self.project / edit.file).resolve()
+            key = str(path)
+            current = pending.get(key, self.texts.get(key))
+            if current is None:
+                current = path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""
+                self.originals.setdefault(key, (edit.file, current))
+            if edit.old_text == "":
+                if current.strip():
+                    return False
+                pending[key] = edit.new_text
+            elif current.count(edit.old_text) != 1:
+                return False
+            else:
+                pending[key] = current.replace(edit.old_text, edit.new_text, 1)
+        self.texts.update(pending)
+        return True
+
+    def edits(self) -> list[Edit]:
+        """One edit per changed file, from its text on disk to its staged text."""
+        found: list[Edit] = []
+        for key, (file, before) in self.originals.items():
+            after = self.texts.get(key, before)
+            if after == before:
+                continue
+            found.append(
+                Edit(file, "", after) if not before.strip() else whole_file_edit(file, before, after)
+            )
+        return found
+
+
+@contextmanager
+def staged(project: Path) -> Iterator[Stage]:
+    """Plan several edits in sequence: inside, `read` (and so every planner here) sees `Stage.add`ed edits."""
+    stage = Stage(project.resolve())
+    token = _STAGED.set(stage.texts)
+    try:
+        yield stage
+    finally:
+        _STAGED.reset(token)
 
 
 def span_edit(file: str, text: str, start: int, end: int, replacement: str) -> Edit:
@@ -139,6 +217,20 @@ def find_declaration(project: Path, name: str) -> list[Declaration]:
     from buildfixer.build import deps_jvm, deps_other
 
     return deps_jvm.find(project, name) + deps_other.find(project, name)
+
+
+def declared_jvm_names(project: Path) -> list[str]:
+    """Every group:artifact the project's Gradle and Maven build files name."""
+    from buildfixer.build import deps_jvm
+
+    return deps_jvm.names(project)
+
+
+def declared_repositories(project: Path) -> list[str]:
+    """Extra Maven repositories the Gradle and Maven build files declare (JitPack, a company's)."""
+    from buildfixer.build import deps_jvm
+
+    return deps_jvm.repositories(project)
 
 
 def set_version(project: Path, name: str, version: str, only_version: str | None = None) -> list[Edit]:
@@ -229,7 +321,8 @@ def add_dependency(
         project: The project root.
         system: gradle, maven, python or npm.
         name: "group:artifact" for Gradle/Maven, else the package name.
-        version: The version to declare (Python: None declares it unpinned).
+        version: The version to declare; None declares it without one (Python: unpinned;
+            Gradle and Maven: when a `<dependencyManagement>`, a BOM or a platform gives it).
         test: Only test code needs it.
         module: Directory of the module (relative to the root) whose build file gets it.
 
@@ -240,8 +333,6 @@ def add_dependency(
 
     base = project / module if module else project
     if system in ("gradle", "maven"):
-        if version is None:
-            return None
         return deps_jvm.add(project, base, system, name, version, test)
     return deps_other.add(project, base, system, name, version, test)
 

@@ -10,6 +10,7 @@ annotation-processor <path> blocks, with `${property}` versions edited in <prope
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 
 from buildfixer.build.deps import Declaration, Edit, read, rel, span_edit, walk_files, whole_file_edit
@@ -29,6 +30,44 @@ def find(project: Path, name: str) -> list[Declaration]:
     for path in walk_files(project, ["pom.xml"]):
         found += _maven_declarations(project, path, name)
     return found
+
+
+def repositories(project: Path) -> list[str]:
+    """Repository URLs of `maven { url ... }` blocks and `<repository>`/`<pluginRepository>` elements."""
+    urls: list[str] = []
+    for path in walk_files(project, [*GRADLE_FILES, "pom.xml"]):
+        text = read(path)
+        urls += re.findall(
+            r"maven\s*[({]\s*(?:url\s*[=(]?\s*)?(?:uri\()?\s*['\"](https?://[^'\"]+)['\"]", text
+        )
+        blocks = re.findall(r"<(?:pluginR|r)epository>(.*?)</(?:pluginR|r)epository>", text, re.DOTALL)
+        urls += [u for block in blocks for u in re.findall(r"<url>\s*(https?://[^<\s]+)\s*</url>", block)]
+    return list(dict.fromkeys(urls))
+
+
+def names(project: Path) -> list[str]:
+    """Every group:artifact the Gradle and Maven build files name (declared or managed)."""
+    found: list[str] = []
+    for path in walk_files(project, _GRADLE_ALL):
+        text = read(path)
+        found += [f"{g}:{a}" for g, a in re.findall(r"['\"]([\w.-]+):([\w.-]+):[^'\"\s]*['\"]", text)]
+        found += [
+            f"{g}:{a}"
+            for g, a in re.findall(
+                r"group\s*[:=]\s*['\"]([\w.-]+)['\"]\s*,\s*name\s*[:=]\s*['\"]([\w.-]+)", text
+            )
+        ]
+        found += [f"{g}:{a}" for g, a in re.findall(r"module\s*=\s*\"([\w.-]+):([\w.-]+)\"", text)]
+    for path in walk_files(project, ["pom.xml"]):
+        masked = _mask(read(path))
+        for kind in _TAGS:
+            for block in re.finditer(rf"<{kind}>(.*?)</{kind}>", masked, re.DOTALL):
+                head = re.split(r"<(?:dependencies|configuration|executions|exclusions)>", block.group(1))[0]
+                g, a = _tag(head, "groupId"), _tag(head, "artifactId")
+                if a is not None:
+                    group = g.group(1) if g else ("org.apache.maven.plugins" if kind == "plugin" else "")
+                    found.append(f"{group}:{a.group(1)}")
+    return list(dict.fromkeys(n for n in found if not n.startswith(":")))
 
 
 # --- Gradle ----------------------------------------------------------------------------------
@@ -215,8 +254,8 @@ def _matching(text: str, open_at: int) -> int | None:
     return None
 
 
-def add(project: Path, base: Path, system: str, name: str, version: str, test: bool) -> Edit | None:
-    """A new dependency in the module's build.gradle[.kts] or pom.xml."""
+def add(project: Path, base: Path, system: str, name: str, version: str | None, test: bool) -> Edit | None:
+    """A new dependency in the module's build.gradle[.kts] or pom.xml (version None: a BOM manages it)."""
     if system == "gradle":
         path = next((base / f for f in ("build.gradle", "build.gradle.kts") if (base / f).is_file()), None)
         return _gradle_add(project, path, name, version, test) if path else None
@@ -224,7 +263,7 @@ def add(project: Path, base: Path, system: str, name: str, version: str, test: b
     return _maven_add(project, pom, name, version, test) if pom.is_file() else None
 
 
-def _gradle_add(project: Path, path: Path, name: str, version: str, test: bool) -> Edit:
+def _gradle_add(project: Path, path: Path, name: str, version: str | None, test: bool) -> Edit:
     text = read(path)
     kts = path.suffix == ".kts"
     block = _top_block(text, "dependencies")
@@ -235,7 +274,9 @@ def _gradle_add(project: Path, path: Path, name: str, version: str, test: bool) 
         if old_style
         else ("testImplementation" if test else "implementation")
     )
-    line = f'{config}("{name}:{version}")' if kts else f"{config} '{name}:{version}'"
+    notation = f"{name}:{version}" if version else name
+    quote = '"' if kts or "$" in notation else "'"  # Groovy interpolates only in double quotes
+    line = f'{config}("{notation}")' if kts else f"{config} {quote}{notation}{quote}"
     if block is None:
         addition = f"\ndependencies {{\n    {line}\n}}\n"
         sep = "" if text.endswith("\n") or not text else "\n"
@@ -260,11 +301,18 @@ def _tag(block: str, tag: str) -> re.Match[str] | None:
     return re.search(rf"<{tag}>\s*([^<]*?)\s*</{tag}>", block)
 
 
+def _management_spans(masked: str) -> list[tuple[int, int]]:
+    return [
+        m.span() for m in re.finditer(r"<(dependency|plugin)Management>.*?</\1Management>", masked, re.DOTALL)
+    ]
+
+
 def _maven_declarations(project: Path, path: Path, name: str) -> list[Declaration]:
     text = read(path)
     masked = _mask(text)
     group, _, artifact = name.partition(":")
     found: list[Declaration] = []
+    managed_spans = _management_spans(masked)
     for kind in _TAGS:
         for block in re.finditer(rf"<{kind}>(.*?)</{kind}>", masked, re.DOTALL):
             inner = block.group(1)
@@ -276,15 +324,16 @@ def _maven_declarations(project: Path, path: Path, name: str) -> list[Declaratio
                 continue
             v = _tag(head, "version")
             decl_kind = "maven" if kind in ("dependency", "path") else "maven-plugin"
+            managed = any(s <= block.start() < e for s, e in managed_spans)
             if v is None:
+                decl_text = text[block.start() : block.end()]
                 found.append(
-                    Declaration(
-                        rel(project, path), name, None, text[block.start() : block.end()], kind=decl_kind
-                    )
+                    Declaration(rel(project, path), name, None, decl_text, kind=decl_kind, managed=managed)
                 )
                 continue
             start = block.start(1) + v.start(1)
-            found.append(_maven_version(project, path, name, text, block, v.group(1), start, decl_kind))
+            decl = _maven_version(project, path, name, text, block, v.group(1), start, decl_kind)
+            found.append(replace(decl, managed=managed) if managed else decl)
     return found
 
 
@@ -319,7 +368,15 @@ def _maven_version(
     return Declaration(file, name, None, decl_text, kind=kind)
 
 
-def _maven_add(project: Path, pom: Path, name: str, version: str, test: bool) -> Edit:
+def _indent_unit(text: str) -> str:
+    """The indentation step of an XML file: the smallest indent of an element line."""
+    indents = {m.group(1) for m in re.finditer(r"\n([ \t]+)<", text)}
+    if any("\t" in i for i in indents):
+        return "\t"
+    return min(indents, key=len) if indents else "  "
+
+
+def _maven_add(project: Path, pom: Path, name: str, version: str | None, test: bool) -> Edit:
     text = read(pom)
     group, _, artifact = name.partition(":")
     # Only the project's own <dependencies>: not dependencyManagement's, a plugin's or a profile's.
@@ -330,34 +387,34 @@ def _maven_add(project: Path, pom: Path, name: str, version: str, test: bool) ->
         r"<profiles>.*?</profiles>",
         r"<reporting>.*?</reporting>",
     )
-    scope = "\n      <scope>test</scope>" if test else ""
-    entry = (
-        f"<dependency>\n      <groupId>{group}</groupId>\n      <artifactId>{artifact}</artifactId>\n"
-        f"      <version>{version}</version>{scope}\n    </dependency>"
-    )
+    unit = _indent_unit(text)
     block = re.search(r"<dependencies>(.*?)</dependencies>", masked, re.DOTALL)
     file = rel(project, pom)
+
+    def entry(at: str) -> str:
+        """The <dependency> element, its first line unindented, the others indented from `at`."""
+        lines = [f"<groupId>{group}</groupId>", f"<artifactId>{artifact}</artifactId>"]
+        lines += [f"<version>{version}</version>"] if version else []
+        lines += ["<scope>test</scope>"] if test else []
+        return "<dependency>" + "".join(f"\n{at}{unit}{line}" for line in lines) + f"\n{at}</dependency>"
+
     if block:
         close = block.end(1)
         line_start = text.rfind("\n", 0, close) + 1
         indent = re.match(r"[ \t]*", text[line_start:]).group(0)  # type: ignore[union-attr]
         inner = re.search(r"\n([ \t]+)<dependency>", block.group(1))
-        dep_indent = inner.group(1) if inner else indent + "  "
-        entry = entry.replace("\n      ", f"\n{dep_indent}  ").replace(
-            "\n    </dependency>", f"\n{dep_indent}</dependency>"
-        )
+        dep_indent = inner.group(1) if inner else indent + unit
         if text[line_start:close].strip() == "":
-            return span_edit(file, text, line_start, line_start, f"{dep_indent}{entry}\n")
-        return span_edit(file, text, close, close, f"\n{dep_indent}{entry}\n{indent}")
+            return span_edit(file, text, line_start, line_start, f"{dep_indent}{entry(dep_indent)}\n")
+        return span_edit(file, text, close, close, f"\n{dep_indent}{entry(dep_indent)}\n{indent}")
     anchor = re.search(r"\n([ \t]*)<build>|\n([ \t]*)</project>", masked)
     if anchor is None:
         raise ValueError(f"{file} has no <project> element")
-    indent = anchor.group(1) if anchor.group(1) is not None else (anchor.group(2) or "") + "  "
-    new_block = f"\n{indent}<dependencies>\n{indent}  {entry}\n{indent}</dependencies>\n"
-    new_block = new_block.replace("\n      ", f"\n{indent}    ").replace(
-        "\n    </dependency>", f"\n{indent}  </dependency>"
-    )
-    return span_edit(file, text, anchor.start(), anchor.start(), new_block.rstrip("\n"))
+    indent = anchor.group(1) if anchor.group(1) is not None else (anchor.group(2) or "") + unit
+    new_block = f"\n{indent}<dependencies>\n{indent}{unit}{entry(indent + unit)}\n{indent}</dependencies>"
+    if anchor.group(1) is not None:
+        new_block += "\n"  # a blank line between the new block and <build>
+    return span_edit(file, text, anchor.start(), anchor.start(), new_block)
 
 
 def removal(project: Path, decl: Declaration) -> Edit | None:

@@ -277,17 +277,64 @@ def _table(text: str, header: str) -> tuple[int, int] | None:
     return match.end(), match.end() + nxt.start() if nxt else len(text)
 
 
+def _table_end(text: str, body: tuple[int, int]) -> int:
+    """Where a new key goes in a TOML table: after its last non-blank line."""
+    return body[0] + len(text[body[0] : body[1]].rstrip())
+
+
+def _toml_add(file: str, text: str, body: tuple[int, int], line: str) -> Edit:
+    at = _table_end(text, body)
+    return span_edit(file, text, at, at, f"\n{line}")
+
+
+def _poetry_line(requirement: str) -> str:
+    name = re.split(r"[<>=!~;\[ ]", requirement)[0]
+    spec = requirement[len(name) :].lstrip("=") or "*"
+    return f'{name} = "{spec}"'
+
+
+def _python_test_add(project: Path, base: Path, text: str, requirement: str) -> Edit | None:
+    """A test-only requirement where the project keeps its test dependencies, if it has a place."""
+    file = rel(project, base / "pyproject.toml") if text else ""
+    extras = _table(text, "project.optional-dependencies")
+    groups = _table(text, "dependency-groups")
+    for start, end in (table for table in (extras, groups) if table is not None):
+        for name in _TEST_EXTRAS:
+            hit = re.search(rf"^[\"']?{name}[\"']?\s*=\s*\[", text[start:end], re.MULTILINE)
+            if hit:
+                return _array_add(file, text, start + hit.end() - 1, f'"{requirement}"')
+    for name in (*_TEST_EXTRAS, "dev-dependencies"):
+        header = (
+            "tool.poetry.dev-dependencies"
+            if name == "dev-dependencies"
+            else f"tool.poetry.group.{name}.dependencies"
+        )
+        poetry = _table(text, header)
+        if poetry:
+            return _toml_add(file, text, poetry, _poetry_line(requirement))
+    for name in (
+        "requirements-dev.txt",
+        "requirements-test.txt",
+        "test-requirements.txt",
+        "requirements-tests.txt",
+    ):
+        req_file = base / name
+        if req_file.is_file():
+            req_text = read(req_file)
+            sep = "" if req_text.endswith("\n") or not req_text else "\n"
+            return span_edit(
+                rel(project, req_file), req_text, len(req_text), len(req_text), f"{sep}{requirement}\n"
+            )
+    return None
+
+
 def _python_add(project: Path, base: Path, requirement: str, test: bool) -> Edit | None:
     pyproject = base / "pyproject.toml"
     text = read(pyproject) if pyproject.is_file() else ""
     project_table = _table(text, "project")
     file = rel(project, pyproject) if text else ""
-    if project_table and test:
-        extras = _table(text, "project.optional-dependencies")
-        for extra in _TEST_EXTRAS if extras else ():
-            hit = re.search(rf"^{extra}\s*=\s*\[", text[extras[0] : extras[1]], re.MULTILINE)  # type: ignore[index]
-            if hit:
-                return _array_add(file, text, extras[0] + hit.end() - 1, f'"{requirement}"')  # type: ignore[index]
+    if test and (edit := _python_test_add(project, base, text, requirement)) is not None:
+        return edit
     if project_table:
         body = text[project_table[0] : project_table[1]]
         deps = re.search(r"^dependencies\s*=\s*\[", body, re.MULTILINE)
@@ -295,14 +342,10 @@ def _python_add(project: Path, base: Path, requirement: str, test: bool) -> Edit
         if deps:
             return _array_add(file, text, project_table[0] + deps.end() - 1, f'"{requirement}"')
         if not dynamic:
-            return span_edit(
-                file, text, project_table[0], project_table[0], f'\ndependencies = ["{requirement}"]'
-            )
+            return _toml_add(file, text, project_table, f'dependencies = ["{requirement}"]')
     poetry = _table(text, "tool.poetry.dependencies")
     if poetry:
-        name = re.split(r"[<>=!~;\[ ]", requirement)[0]
-        spec = requirement[len(name) :].lstrip("=") or "*"
-        return span_edit(file, text, poetry[0], poetry[0], f'\n{name} = "{spec}"')
+        return _toml_add(file, text, poetry, _poetry_line(requirement))
     cfg = base / "setup.cfg"
     cfg_text = read(cfg) if cfg.is_file() else ""
     hit = re.search(r"^install_requires\s*=[^\n]*(\n[ \t]+[^\n]*)*", cfg_text, re.MULTILINE)
@@ -313,13 +356,12 @@ def _python_add(project: Path, base: Path, requirement: str, test: bool) -> Edit
     hit = re.search(r"install_requires\s*=\s*\[", setup_text)
     if hit:
         return _array_add(rel(project, setup), setup_text, hit.end() - 1, f'"{requirement}"')
-    for name in (["requirements-dev.txt", "requirements-test.txt"] if test else []) + ["requirements.txt"]:
-        req_file = base / name
-        if req_file.is_file():
-            req_text = read(req_file)
-            sep = "" if req_text.endswith("\n") or not req_text else "\n"
-            end = len(req_text)
-            return span_edit(rel(project, req_file), req_text, end, end, f"{sep}{requirement}\n")
+    req_file = base / "requirements.txt"
+    if req_file.is_file():
+        req_text = read(req_file)
+        sep = "" if req_text.endswith("\n") or not req_text else "\n"
+        end = len(req_text)
+        return span_edit(rel(project, req_file), req_text, end, end, f"{sep}{requirement}\n")
     return None
 
 

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from buildfixer.build.options import BuildOptions
-from buildfixer.build.registry import gradle_homes, maven_repositories, version_key
+from buildfixer.build.registry import gradle_homes, is_prerelease, maven_repositories, version_key
 
 _INDEX_VERSION = 1
 _SKIP_JAR = ("-sources.jar", "-javadoc.jar", "-tests.jar", "-test-sources.jar")
@@ -37,6 +37,7 @@ class Artifact:
     artifact: str
     version: str
     classes: int = 0
+    jar: str = ""  # the cached jar it was read from
 
     @property
     def coordinate(self) -> str:
@@ -139,18 +140,35 @@ def jvm_index(options: BuildOptions) -> dict[str, list[Artifact]]:
             continue
         group, artifact, version = jars[key][1]
         for package, count in entry.get("packages", {}).items():
-            index.setdefault(package, []).append(Artifact(group, artifact, version, int(count)))
+            index.setdefault(package, []).append(Artifact(group, artifact, version, int(count), key))
     return index
 
 
-def artifact_for_package(package: str, options: BuildOptions) -> Artifact | None:
-    """The artifact that provides a Java package, in its highest cached version.
+def jar_has_class(artifact: Artifact, class_name: str) -> bool:
+    """Whether the artifact's cached jar holds a class ("org.hamcrest.Matchers"; nested ones too)."""
+    entry = class_name.replace(".", "/") + ".class"
+    try:
+        with zipfile.ZipFile(artifact.jar) as jar:
+            names = set(jar.namelist())
+    except (OSError, zipfile.BadZipFile, ValueError):
+        return False
+    return entry in names or any(n.startswith(entry[: -len(".class")] + "$") for n in names)
+
+
+def artifact_for_package(
+    package: str, options: BuildOptions, class_name: str | None = None
+) -> Artifact | None:
+    """The artifact that provides a Java package, in its highest cached release.
 
     When several artifacts contain the package, the one whose group shares most of the
     package's leading names wins ("org.apache.commons" for org.apache.commons.lang3), then the
-    one with most classes in it: shaded copies inside other jars hold fewer.
+    one with most classes in it: shaded copies inside other jars hold fewer. With `class_name`,
+    only artifacts whose jar holds that class count. Pre-releases only when nothing else is cached.
+    Two artifacts that fit equally well are ambiguous: None.
     """
     candidates = jvm_index(options).get(package, [])
+    if class_name is not None:
+        candidates = [a for a in candidates if jar_has_class(a, class_name)]
     if not candidates:
         return None
 
@@ -162,9 +180,17 @@ def artifact_for_package(package: str, options: BuildOptions) -> Artifact | None
             common += 1
         return common, a.classes
 
-    best = max(candidates, key=score)
-    versions = [a for a in candidates if (a.group, a.artifact) == (best.group, best.artifact)]
-    return max(versions, key=lambda a: version_key(a.version))
+    best_of: dict[tuple[str, str], tuple[int, int]] = {}
+    for candidate in candidates:
+        coordinate = (candidate.group, candidate.artifact)
+        best_of[coordinate] = max(best_of.get(coordinate, (-1, -1)), score(candidate))
+    ranked = sorted(best_of.items(), key=lambda kv: kv[1], reverse=True)
+    if len(ranked) > 1 and ranked[0][1] == ranked[1][1]:
+        return None  # two artifacts fit equally well: which one the code means is a guess
+    best_group, best_artifact = ranked[0][0]
+    versions = [a for a in candidates if (a.group, a.artifact) == (best_group, best_artifact)]
+    releases = [a for a in versions if not is_prerelease(a.version)] or versions
+    return max(releases, key=lambda a: version_key(a.version))
 
 
 # --- Python ----------------------------------------------------------------------------------

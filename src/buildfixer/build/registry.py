@@ -97,8 +97,10 @@ def nearest_version(requested: str, available: Iterable[str], python: bool = Fal
     """The published version closest to one that does not exist.
 
     The highest version at or below `requested` with the same major version, else the lowest
-    above it with the same major; pre-releases only when `requested` is one, and versions of
-    the same flavor ("-jre", "-android") when there are any.
+    above it with the same major; never a pre-release (even when `requested` is one: a release
+    of its major is taken, else nothing), and versions of the same flavor ("-jre", "-android")
+    when there are any. Below 1.0 the minor version is the major one (0.4 -> 0.5 breaks, as
+    semantic versioning has it).
 
     Args:
         requested: The version that could not be found.
@@ -106,15 +108,15 @@ def nearest_version(requested: str, available: Iterable[str], python: bool = Fal
         python: Compare as PEP 440 versions.
 
     Returns:
-        The chosen version, or None when no version shares the major version.
+        The chosen version, or None when no release shares the major version.
     """
     key = _python_key if python else version_key
     wanted = key(requested)
     if wanted[0] == (-1,):
         return None
-    pre_ok = is_prerelease(requested)
-    candidates = {v for v in available if v != requested and (pre_ok or not is_prerelease(v))}
-    candidates = {v for v in candidates if key(v)[0][:1] == wanted[0][:1]}
+    major = _major_part(wanted[0])
+    candidates = {v for v in available if v != requested and not is_prerelease(v)}
+    candidates = {v for v in candidates if _major_part(key(v)[0]) == major}
     flavor = _flavor(requested)
     if any(_flavor(v) == flavor for v in candidates):
         candidates = {v for v in candidates if _flavor(v) == flavor}
@@ -123,6 +125,12 @@ def nearest_version(requested: str, available: Iterable[str], python: bool = Fal
         return max(below, key=key)
     above = [v for v in candidates if key(v) > wanted]
     return min(above, key=key) if above else None
+
+
+def _major_part(numbers: tuple[int, ...]) -> tuple[int, ...]:
+    """The components that make a major version: the first, or the first two of a 0.x version."""
+    padded = (*numbers, 0)
+    return padded[:2] if padded[0] == 0 else padded[:1]
 
 
 def newest_version(available: Iterable[str], python: bool = False) -> str | None:

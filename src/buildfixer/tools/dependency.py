@@ -91,7 +91,8 @@ def dependency_tools(ctx: ToolContext) -> list[Tool]:
             if ctx.build_system in _JVM and ":" not in name:  # a Gradle plugin, through its marker
                 registry_name = f"{name}:{name}.gradle.plugin"
             system = ctx.build_system if ctx.build_system in (*_JVM, "python", "npm") else found[0].kind
-            known = available_versions(system, registry_name, ctx.options)
+            repos = deps.declared_repositories(ctx.root) if system in _JVM else []
+            known = available_versions(system, registry_name, ctx.options, repos)
             version = newest_version(known, python=system == "python")
             if version is None:
                 raise ToolError(f"no published versions of {name} are known here (offline?); pass a version")

@@ -48,7 +48,30 @@ def _mirror_for(source: str, cache_dir: Path) -> Path:
                     raise
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
+    _exclude_build_outputs(mirror)
     return mirror
+
+
+# What builds write into a project. Excluded in every workspace (the mirror's info/exclude is
+# shared by its worktrees), so a diff never carries build outputs a project's .gitignore forgot.
+BUILD_OUTPUTS = (
+    "build/", "target/", ".gradle/", "node_modules/", "__pycache__/", "*.py[cod]", "*.class",
+    ".pytest_cache/", ".mypy_cache/", ".tox/", ".venv/", "*.egg-info/", ".eggs/", "dist/",
+    "out/", ".cxx/", ".externalNativeBuild/", "*.tsbuildinfo", ".kotlin/",
+)  # fmt: skip
+
+
+def _exclude_build_outputs(mirror: Path) -> None:
+    exclude = mirror / "info" / "exclude"
+    wanted = "".join(f"{pattern}\n" for pattern in BUILD_OUTPUTS)
+    try:
+        if exclude.is_file() and wanted in exclude.read_text():
+            return
+        exclude.parent.mkdir(parents=True, exist_ok=True)
+        with exclude.open("a") as out:
+            out.write("# buildfixer: build outputs never belong to a repair\n" + wanted)
+    except OSError:
+        pass  # a read-only mirror: diffs then rely on the project's own .gitignore
 
 
 @contextlib.contextmanager
