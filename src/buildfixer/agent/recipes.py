@@ -343,8 +343,9 @@ def _major(text: str) -> int | None:
 
 
 def _recipes() -> list[Callable[[Evidence], Repair | None]]:
-    from buildfixer.agent.recipes_deps import missing_version, undeclared_dependency
+    from buildfixer.agent.recipes_deps import undeclared_dependency
     from buildfixer.agent.recipes_files import hardcoded_path, missing_properties
+    from buildfixer.agent.recipes_versions import missing_version
 
     return [jdk_level, hardcoded_path, missing_properties, missing_version, undeclared_dependency]
 

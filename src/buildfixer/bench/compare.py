@@ -7,14 +7,13 @@ anyway, with a warning, since their numbers are then not strictly comparable.
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from buildfixer.bench.plots import pass_at_k_svg
-from buildfixer.bench.report import FORMATS, build_report
+from buildfixer.bench.report import FORMATS, build_report, render_as
 from buildfixer.bench.report_render import (
     Column,
     comparison_tables,
@@ -95,25 +94,8 @@ def render_compare_html(comparison: dict[str, Any]) -> str:
 
 
 def render_compare(comparison: dict[str, Any], fmt: str) -> str:
-    """The comparison as md, json (NaN as null) or html.
-
-    Args:
-        comparison: From `compare_runs`.
-        fmt: md, json or html.
-
-    Returns:
-        The text, ending with a newline.
-
-    Raises:
-        BuildfixerError: An unknown format.
-    """
-    if fmt == "json":
-        return json.dumps(comparison, indent=2, allow_nan=False) + "\n"
-    if fmt == "md":
-        return render_compare_markdown(comparison)
-    if fmt == "html":
-        return render_compare_html(comparison)
-    raise BuildfixerError(f"unknown report format {fmt!r} (known: {', '.join(FORMATS)})")
+    """The comparison as md, json (NaN as null) or html."""
+    return render_as(comparison, fmt, render_compare_markdown, render_compare_html)
 
 
 def compare_command(dirs: list[Path], fmt: str = "md", out: Path | None = None) -> int:

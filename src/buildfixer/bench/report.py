@@ -16,7 +16,7 @@ import math
 import statistics
 import sys
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -280,24 +280,23 @@ def build_report(run: Run) -> dict[str, Any]:
 
 
 def render(report: dict[str, Any], fmt: str) -> str:
-    """The report as Markdown, JSON (NaN as null) or one self-contained HTML page.
+    """The report as Markdown, JSON (NaN as null) or one self-contained HTML page."""
+    return render_as(report, fmt, render_markdown, render_html)
 
-    Args:
-        report: From `build_report`.
-        fmt: md, json or html.
 
-    Returns:
-        The text, ending with a newline.
-
-    Raises:
-        BuildfixerError: An unknown format.
-    """
+def render_as(
+    data: dict[str, Any],
+    fmt: str,
+    markdown: Callable[[dict[str, Any]], str],
+    html: Callable[[dict[str, Any]], str],
+) -> str:
+    """`data` as md, json or html (the renderers given for md and html); BuildfixerError otherwise."""
     if fmt == "json":
-        return json.dumps(report, indent=2, allow_nan=False) + "\n"
+        return json.dumps(data, indent=2, allow_nan=False) + "\n"
     if fmt == "md":
-        return render_markdown(report)
+        return markdown(data)
     if fmt == "html":
-        return render_html(report)
+        return html(data)
     raise BuildfixerError(f"unknown report format {fmt!r} (known: {', '.join(FORMATS)})")
 
 
