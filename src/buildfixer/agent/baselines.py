@@ -17,7 +17,7 @@ from buildfixer.agent.prompts import first_message, system_prompt
 from buildfixer.agent.trajectory import Step, Trajectory
 from buildfixer.llm.base import Model
 from buildfixer.records import BuildResult
-from buildfixer.tools.base import Tool, make_tool
+from buildfixer.tools.base import Tool, ToolError, make_tool
 from buildfixer.tools.context import ToolContext
 
 if TYPE_CHECKING:
@@ -83,7 +83,7 @@ def file_context(ctx: ToolContext, result: BuildResult, extra: list[str] | None 
     for name in wanted:
         try:
             path = ctx.resolve(name)
-        except Exception:  # noqa: BLE001 - a path out of the workspace is simply not shown
+        except ToolError:  # a path out of the workspace is simply not shown
             continue
         if path in seen or not path.is_file():
             continue
