@@ -115,20 +115,26 @@ def run(
     mask: Annotated[str, typer.Option(help="Mask tool names, descriptions, both, or none.")] = "none",
     attempt_timeout: Annotated[float, typer.Option(help="Hard limit of one attempt, in seconds.")] = 3600.0,
     backend: Annotated[str, typer.Option(help="local, or ray (pip install 'buildfixer[ray]').")] = "local",
+    only: Annotated[
+        str | None, typer.Option(help="Only these instances: comma-separated ids or globs ('cart-*').")
+    ] = None,
     as_json: JsonFlag = False,
 ) -> None:
     """Run an agent on every instance (`samples` times), each attempt in a fresh workspace; resumable."""
     from buildfixer.agent.attempt import AGENTS
-    from buildfixer.bench.dataset import dataset_dir, load_dataset
+    from buildfixer.bench.dataset import dataset_dir, load_dataset, select_instances
     from buildfixer.bench.run import SELF_CHECK_AGENTS, RunConfig
     from buildfixer.bench.run_view import run_with_progress
     from buildfixer.errors import BuildfixerError
+    from buildfixer.llm.factory import check_instance_models
 
     if agent not in (*AGENTS, *SELF_CHECK_AGENTS):
         raise BuildfixerError(f"unknown agent {agent!r} (known: {', '.join((*AGENTS, *SELF_CHECK_AGENTS))})")
     if samples < 1 or (workers is not None and workers < 1):
         raise BuildfixerError("--samples and --workers must be at least 1")
-    instances = [instance.to_dict() for instance in load_dataset(dataset)]
+    instances = select_instances([instance.to_dict() for instance in load_dataset(dataset)], only)
+    if agent not in ("recipes", *SELF_CHECK_AGENTS):
+        check_instance_models(model, [i["instance_id"] for i in instances])
     config = RunConfig(
         agent=agent, model="recipes" if agent == "recipes" else model, toolset=toolset, samples=samples,
         max_calls=max_calls, mask=mask, attempt_timeout_s=attempt_timeout,

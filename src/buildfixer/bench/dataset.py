@@ -12,6 +12,7 @@ This module imports pydantic: import it lazily (the CLI's start and `import buil
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import os
 import re
@@ -279,6 +280,21 @@ def load_dataset(path: Path) -> list[Instance]:
     if not instances:
         raise BuildfixerError(f"no instances in dataset {path}")
     return instances
+
+
+def select_instances(instances: list[dict[str, Any]], only: str | None) -> list[dict[str, Any]]:
+    """The instances whose id matches one of the comma-separated ids or globs in `only` (all if None).
+
+    Raises:
+        BuildfixerError: A pattern matches no instance (a typo would otherwise run nothing silently).
+    """
+    if only is None:
+        return instances
+    patterns = [p.strip() for p in only.split(",") if p.strip()]
+    unmatched = [p for p in patterns if not any(fnmatch.fnmatchcase(i["instance_id"], p) for i in instances)]
+    if not patterns or unmatched:
+        raise BuildfixerError(f"--only: no instance matches {', '.join(unmatched) or repr(only)}")
+    return [i for i in instances if any(fnmatch.fnmatchcase(i["instance_id"], p) for p in patterns)]
 
 
 def save_dataset(instances: Iterable[Instance], path: Path) -> None:

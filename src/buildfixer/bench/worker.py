@@ -55,6 +55,7 @@ def run_task(task: dict[str, Any]) -> dict[str, Any]:
     from buildfixer.agent.loop import Budget
     from buildfixer.build.api import stop_daemons
     from buildfixer.build.options import BuildOptions
+    from buildfixer.llm.factory import model_for_instance
 
     instance = task["instance"]
     began = time.monotonic()
@@ -83,7 +84,7 @@ def run_task(task: dict[str, Any]) -> dict[str, Any]:
         else:
             config = AttemptConfig(
                 agent=agent,
-                model=task["model"],
+                model=model_for_instance(task["model"], instance["instance_id"]),
                 toolset=task["toolset"],
                 mask=task.get("mask", "none"),
                 budget=Budget(max_calls=task["max_calls"], max_wall_s=task.get("max_wall_s")),

@@ -1,6 +1,7 @@
 """Turn a model spec from the command line or a config into a `Model`.
 
-- `scripted:PATH`: replay the JSON script at PATH (`buildfixer.llm.scripted`);
+- `scripted:PATH`: replay the JSON script at PATH (`buildfixer.llm.scripted`); in a benchmark run,
+  `scripted:DIR` replays `DIR/<instance_id>.json` (else `DIR/default.json`) for each instance;
 - anything else: a litellm model string ("openai/gpt-4.1", "anthropic/claude-sonnet-4-5",
   "ollama/qwen2.5-coder", "openai/my-model" with an API base...).
 
@@ -11,12 +12,14 @@ The API base and key come from the arguments, else from `BUILDFIXER_API_BASE` an
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Any
 
 from buildfixer.errors import BuildfixerError
 from buildfixer.llm.base import Model
 
 SCRIPTED_PREFIX = "scripted:"
+DEFAULT_SCRIPT = "default.json"
 API_BASE_ENV = "BUILDFIXER_API_BASE"
 API_KEY_ENV = "BUILDFIXER_API_KEY"
 
@@ -45,6 +48,11 @@ def make_model(spec: str, **kwargs: Any) -> Model:
         path = spec[len(SCRIPTED_PREFIX) :]
         if not path:
             raise BuildfixerError("scripted: needs a script path, e.g. scripted:steps.json")
+        if Path(path).is_dir():
+            raise BuildfixerError(
+                f"{spec} is a folder of per-instance scripts (<instance_id>.json), for `bench run`; "
+                "to repair one project give a script file"
+            )
         return ScriptedModel(load_script(path), name=spec)
 
     from buildfixer.llm.litellm_model import LiteLLMModel
@@ -56,3 +64,47 @@ def make_model(spec: str, **kwargs: Any) -> Model:
         return LiteLLMModel(spec, **options)
     except TypeError as exc:
         raise BuildfixerError(f"bad model option: {exc}") from None
+
+
+def model_for_instance(spec: str, instance_id: str) -> str:
+    """The spec one benchmark instance uses: `scripted:DIR` becomes that instance's script in DIR.
+
+    Every part of a cascade ("cheap,strong") is resolved; other specs are returned unchanged.
+
+    Raises:
+        BuildfixerError: DIR has neither `<instance_id>.json` nor `default.json`.
+    """
+    parts = []
+    for part in spec.split(","):
+        path = part.strip()[len(SCRIPTED_PREFIX) :] if part.strip().startswith(SCRIPTED_PREFIX) else ""
+        if path and Path(path).is_dir():
+            folder = Path(path)
+            candidates = (folder / f"{instance_id}.json", folder / DEFAULT_SCRIPT)
+            chosen = next((f for f in candidates if f.is_file()), None)
+            if chosen is None:
+                missing = f"no script for instance {instance_id!r} in {folder} (nor a {DEFAULT_SCRIPT})"
+                raise BuildfixerError(missing)
+            part = f"{SCRIPTED_PREFIX}{chosen}"
+        parts.append(part)
+    return ",".join(parts)
+
+
+def check_instance_models(spec: str, instance_ids: list[str]) -> None:
+    """Fail before a run starts when a scripted model misses, or has a malformed, script for an instance.
+
+    Raises:
+        BuildfixerError: Which instances have no script, or which script is malformed.
+    """
+    missing = []
+    for instance_id in instance_ids:
+        try:
+            resolved = model_for_instance(spec, instance_id)
+        except BuildfixerError:
+            missing.append(instance_id)
+            continue
+        for part in resolved.split(","):
+            if part.strip().startswith(SCRIPTED_PREFIX):
+                make_model(part)  # reads and checks the script
+    if missing:
+        shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
+        raise BuildfixerError(f"the scripted model has no script for {len(missing)} instance(s): {shown}")

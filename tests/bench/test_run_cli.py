@@ -1,0 +1,158 @@
+"""`buildfixer bench run` as a user runs it: per-instance scripts, --only, kill -9 and rerun."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from buildfixer.bench.dataset import load_dataset
+from buildfixer.bench.run import read_results
+from buildfixer.llm.factory import check_instance_models, model_for_instance
+from buildfixer.llm.scripted import load_script
+
+CLI = [sys.executable, "-m", "buildfixer", "bench", "run"]
+BUNDLED = Path(__file__).resolve().parents[2] / "src" / "buildfixer" / "bench" / "data"
+FIX_COLON = [
+    {"tool_calls": [{"name": "read_file", "arguments": {"path": "src/tinycalc/__init__.py"}}]},
+    {
+        "content": "The def line lacks its colon.",
+        "tool_calls": [
+            {
+                "name": "replace",
+                "arguments": {
+                    "file_path": "src/tinycalc/__init__.py",
+                    "old_string": "def add(a, b)\n",
+                    "new_string": "def add(a, b):\n",
+                },
+            }
+        ],
+    },
+    {"tool_calls": [{"name": "run_build", "arguments": {}}]},
+    {"content": "Added the colon."},
+]
+GIVE_UP = [{"content": "I cannot fix this."}]
+
+
+def _bench_run(dataset: Path, out: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    command = [*CLI, str(dataset), "--out", str(out), *args]
+    return subprocess.run(command, capture_output=True, text=True, timeout=600)
+
+
+@pytest.fixture
+def dataset_file(dataset, tmp_path):
+    _, instances = dataset
+    path = tmp_path / "instances.jsonl"
+    path.write_text("".join(json.dumps(i) + "\n" for i in instances))
+    return path
+
+
+@pytest.fixture
+def script_dir(tmp_path):
+    folder = tmp_path / "scripts"
+    folder.mkdir()
+    (folder / "tinycalc-0.json").write_text(json.dumps(FIX_COLON))
+    return folder
+
+
+def test_a_script_folder_gives_each_instance_its_own_script(script_dir):
+    assert (
+        model_for_instance(f"scripted:{script_dir}", "tinycalc-0") == f"scripted:{script_dir}/tinycalc-0.json"
+    )
+    cascade = model_for_instance(f"scripted:{script_dir},openai/gpt-4.1", "tinycalc-0")
+    assert cascade == f"scripted:{script_dir}/tinycalc-0.json,openai/gpt-4.1"
+    assert model_for_instance("openai/gpt-4.1", "tinycalc-0") == "openai/gpt-4.1"
+    from buildfixer.errors import BuildfixerError
+
+    with pytest.raises(BuildfixerError, match="no script for instance 'tinycalc-1'"):
+        model_for_instance(f"scripted:{script_dir}", "tinycalc-1")
+    (script_dir / "default.json").write_text(json.dumps(GIVE_UP))
+    assert model_for_instance(f"scripted:{script_dir}", "tinycalc-1").endswith("/default.json")
+    (script_dir / "tinycalc-0.json").write_text('[{"tool_calls": "read_file"}]')
+    with pytest.raises(BuildfixerError, match="tool_calls"):
+        check_instance_models(f"scripted:{script_dir}", ["tinycalc-0"])
+
+
+def test_every_bundled_instance_has_a_valid_script():
+    ids = [i.instance_id for i in load_dataset(BUNDLED / "instances.jsonl")]
+    assert len(ids) >= 12
+    check_instance_models(f"scripted:{BUNDLED / 'scripts'}", ids)
+    scripts = {p.stem for p in (BUNDLED / "scripts").glob("*.json")}
+    assert scripts == set(ids)  # no stale script of a removed instance
+    assert all(load_script(BUNDLED / "scripts" / f"{i}.json") for i in ids)
+
+
+def test_missing_scripts_are_refused_before_anything_runs(dataset_file, script_dir, tmp_path):
+    proc = _bench_run(dataset_file, tmp_path / "out", "--agent", "tool", "--model", f"scripted:{script_dir}")
+    assert proc.returncode == 2, proc.stderr
+    assert "no script for 1 instance(s): tinycalc-1" in proc.stderr and "Traceback" not in proc.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_only_picks_instances_and_rejects_a_pattern_that_matches_none(dataset_file, tmp_path):
+    proc = _bench_run(dataset_file, tmp_path / "out", "--agent", "none", "--only", "tinycalc-9*")
+    assert proc.returncode == 2 and "no instance matches tinycalc-9*" in proc.stderr
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.slow
+def test_scripted_run_resolves_what_its_scripts_fix(dataset_file, script_dir, tmp_path):
+    (script_dir / "default.json").write_text(json.dumps(GIVE_UP))
+    out = tmp_path / "out"
+    model = f"scripted:{script_dir}"
+    proc = _bench_run(dataset_file, out, "--agent", "tool", "--model", model, "--workers", "2", "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["resolved"] == 1
+    rows = {r["instance_id"]: r for r in read_results(out / "results.jsonl")}
+    assert rows["tinycalc-0"]["resolved"] and rows["tinycalc-0"]["status"] == "success"
+    assert rows["tinycalc-0"]["tool_counts"] == {"read_file": 1, "replace": 1, "run_build": 1}
+    assert rows["tinycalc-0"]["llm_calls"] == 4 and "def add(a, b):" in rows["tinycalc-0"]["patch"]
+    assert not rows["tinycalc-1"]["resolved"] and rows["tinycalc-1"]["patch"] == ""
+    trajectory = json.loads((out / rows["tinycalc-0"]["trajectory"]).read_text())
+    assert trajectory["meta"]["instance_id"] == "tinycalc-0"
+
+
+@pytest.mark.slow
+def test_bundled_scripts_on_the_bundled_dataset(tmp_path):
+    out = tmp_path / "out"
+    only = "semverkit-elif-colon,semverkit-lexical-latest"
+    model = f"scripted:{BUNDLED / 'scripts'}"
+    proc = _bench_run(BUNDLED / "instances.jsonl", out, "--agent", "tool", "--model", model, "--only", only)
+    assert proc.returncode == 0, proc.stderr
+    rows = {r["instance_id"]: r["resolved"] for r in read_results(out / "results.jsonl")}
+    # The first script repairs the syntax error; the second edits the wrong spot (a failed repair).
+    assert rows == {"semverkit-elif-colon": True, "semverkit-lexical-latest": False}
+
+
+@pytest.mark.slow
+def test_kill_9_mid_run_then_rerun_gives_the_lines_of_an_uninterrupted_run(dataset_file, tmp_path):
+    args = ("--agent", "oracle", "--samples", "3", "--workers", "1")
+    whole = _bench_run(dataset_file, tmp_path / "whole", *args)
+    assert whole.returncode == 0, whole.stderr
+    expected = (tmp_path / "whole" / "results.jsonl").read_text().splitlines()
+
+    out = tmp_path / "killed"
+    command = [*CLI, str(dataset_file), "--out", str(out), *args]
+    proc = subprocess.Popen(
+        command, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    deadline = time.time() + 300
+    while time.time() < deadline and len(read_results(out / "results.jsonl")) < 2:
+        time.sleep(0.2)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    partial = len(read_results(out / "results.jsonl"))
+    assert 2 <= partial < len(expected)
+
+    again = _bench_run(dataset_file, out, *args)
+    assert again.returncode == 0, again.stderr
+    lines = (out / "results.jsonl").read_text().splitlines()
+    assert len(lines) == len(expected) == 6
+    keys = [(json.loads(line)["instance_id"], json.loads(line)["sample"]) for line in lines]
+    assert len(set(keys)) == len(keys)
+    assert set(keys) == {(json.loads(line)["instance_id"], json.loads(line)["sample"]) for line in expected}
+    assert all(json.loads(line)["resolved"] for line in lines)
