@@ -156,3 +156,42 @@ def test_kill_9_mid_run_then_rerun_gives_the_lines_of_an_uninterrupted_run(datas
     assert len(set(keys)) == len(keys)
     assert set(keys) == {(json.loads(line)["instance_id"], json.loads(line)["sample"]) for line in expected}
     assert all(json.loads(line)["resolved"] for line in lines)
+
+
+@pytest.mark.slow
+def test_ctrl_c_stops_at_once_leaves_no_worker_and_the_rerun_finishes(dataset_file, tmp_path):
+    out = tmp_path / "out"
+    args = ("--agent", "oracle", "--samples", "3", "--workers", "1")
+    command = [*CLI, str(dataset_file), "--out", str(out), *args]
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+    proc = subprocess.Popen(command, start_new_session=True, **quiet)
+    deadline = time.time() + 300
+    while time.time() < deadline and not _workers_of(out):
+        time.sleep(0.1)
+    assert _workers_of(out), "no attempt started"
+    os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C in a terminal sends
+    assert proc.wait(timeout=30) == 130
+    time.sleep(0.5)
+    assert not _workers_of(out)
+    again = _bench_run(dataset_file, out, *args)
+    assert again.returncode == 0, again.stderr
+    keys = [(r["instance_id"], r["sample"]) for r in read_results(out / "results.jsonl")]
+    assert len(keys) == 6 == len(set(keys))
+
+
+def _workers_of(out: Path) -> list[int]:
+    """Pids of attempt worker processes writing trajectories into `out`."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            argv = (proc / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"buildfixer.bench.worker" in argv and proc.name.isdigit():
+            task = Path(argv[argv.index(b"buildfixer.bench.worker") + 1].decode())
+            try:
+                if str(out) in task.read_text():
+                    found.append(int(proc.name))
+            except OSError:
+                continue
+    return found

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import functools
 import json
 import os
 import signal
@@ -17,17 +18,16 @@ import subprocess
 import sys
 import tempfile
 import threading
-from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from buildfixer.bench.executor import BACKENDS, execute
 from buildfixer.errors import BuildfixerError
 from buildfixer.paths import cache_root
 
 RESULTS = "results.jsonl"
-BACKENDS = ("local", "ray")
 SELF_CHECK_AGENTS = ("oracle", "none")
 
 
@@ -61,11 +61,6 @@ class RunConfig:
         for key in ("attempt_timeout_s", "build_timeout_s", "samples"):
             data.pop(key)
         return data
-
-
-def default_workers() -> int:
-    """Builds are CPU-heavy: one attempt per two cores, at least one."""
-    return max(1, (os.cpu_count() or 2) // 2)
 
 
 def read_results(path: Path) -> list[dict[str, Any]]:
@@ -162,64 +157,30 @@ def run_benchmark(
         if (instance["instance_id"], sample) not in done
     ]
     total, finished = len(instances) * config.samples, len(done)
-    counter = threading.Lock()
-    active: set[subprocess.Popen[bytes]] = set()
-    stopping = threading.Event()
-
-    def attempt(item: tuple[dict[str, Any], int]) -> None:
-        nonlocal finished
-        if stopping.is_set():
-            return
-        instance, sample = item
-        row = run_one(instance, sample, dataset_dir, config, out, active)
-        if stopping.is_set():
-            return  # interrupted: this attempt did not run to its end, rerun it next time
-        writer.append(row)
-        with counter:
-            finished += 1
-            if on_result:
-                on_result(row, finished, total)
-
-    if backend == "ray":
-        for row in _run_on_ray(todo, dataset_dir, config, out):
+    # Local attempts are worker processes this one tracks, to stop them on an interruption.
+    active: set[subprocess.Popen[bytes]] | None = set() if backend == "local" else None
+    job = functools.partial(_attempt, dataset_dir=dataset_dir, config=config, out=out, active=active)
+    try:
+        for row in execute(job, todo, workers, backend):
             writer.append(row)
             finished += 1
             if on_result:
                 on_result(row, finished, total)
-        return read_results(results_path)
-    pool = ThreadPoolExecutor(max_workers=workers or default_workers())
-    try:
-        for future in [pool.submit(attempt, item) for item in todo]:
-            future.result()
     except BaseException:
-        stopping.set()
-        _terminate(active)
+        _terminate(active or set())  # an attempt cut short writes no line: the rerun redoes it
         raise
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
     return read_results(results_path)
 
 
-def _run_on_ray(
-    todo: list[tuple[dict[str, Any], int]], dataset_dir: Path, config: RunConfig, out: Path
-) -> Iterator[dict[str, Any]]:
-    """Each attempt as a Ray task (two CPUs each: builds are CPU-heavy); results as they finish."""
-    try:
-        import ray
-    except ImportError:
-        raise BuildfixerError("the ray backend needs Ray: pip install 'buildfixer[ray]'") from None
-    if not ray.is_initialized():
-        ray.init(address=os.environ.get("RAY_ADDRESS"), include_dashboard=False, log_to_driver=False)
-    remote = ray.remote(num_cpus=min(2, os.cpu_count() or 1))(run_one)
-    pending = [remote.remote(instance, sample, dataset_dir, config, out) for instance, sample in todo]
-    try:
-        while pending:
-            ready, pending = ray.wait(pending, num_returns=1)
-            yield ray.get(ready[0])
-    except BaseException:
-        for ref in pending:
-            ray.cancel(ref, force=True)
-        raise
+def _attempt(
+    item: tuple[dict[str, Any], int],
+    dataset_dir: Path,
+    config: RunConfig,
+    out: Path,
+    active: set[subprocess.Popen[bytes]] | None,
+) -> dict[str, Any]:
+    instance, sample = item
+    return run_one(instance, sample, dataset_dir, config, out, active)
 
 
 def _terminate(active: set[subprocess.Popen[bytes]]) -> None:

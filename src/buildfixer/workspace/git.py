@@ -25,8 +25,12 @@ def git(
     input_bytes: bytes | None = None,
     check: bool = True,
     timeout: float = 600,
+    env: dict[str, str] | None = None,
 ) -> str:
-    """Run git and return stdout; a failure becomes a one-line BuildfixerError."""
+    """Run git and return stdout; a failure becomes a one-line BuildfixerError.
+
+    `env` adds variables (GIT_INDEX_FILE for a private index, for instance).
+    """
     argv = ["git"]
     if git_dir is not None:
         argv += ["--git-dir", str(git_dir)]
@@ -37,7 +41,7 @@ def git(
             cwd=cwd,
             input=input_bytes,
             capture_output=True,
-            env={**os.environ, **_IDENTITY},
+            env={**os.environ, **_IDENTITY, **(env or {})},
             timeout=timeout,
         )
     except FileNotFoundError as exc:

@@ -124,6 +124,21 @@ def _resolve(mirror: Path, wanted: str, source: str | Path) -> str:
     return resolved
 
 
+def mirror_of(source: str | Path, cache_dir: Path | None = None, refresh: bool = False) -> Path:
+    """The bare mirror of a repository path, URL or bundle in the cache (cloned on first use).
+
+    Args:
+        source: The repository.
+        cache_dir: buildfixer's cache; the default cache when None.
+        refresh: Fetch the source's branches and tags first, for a mirror that may be behind.
+    """
+    mirror = _mirror_for(_normalize_source(source), cache_dir or cache_root())
+    if refresh:
+        refspecs = ["+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*"]
+        git("fetch", "--quiet", "origin", *refspecs, git_dir=mirror, check=False)
+    return mirror
+
+
 def _take_lock(lock: Path) -> bool:
     """Create the lock file holding our pid; a lock whose process is gone is taken over.
 
