@@ -58,6 +58,11 @@ def execute(
     pool.shutdown(wait=True)
 
 
+def _call(job: Callable[[T], R], item: T) -> R:
+    """`job(item)`: Ray takes only plain functions, and a job may be a `functools.partial`."""
+    return job(item)
+
+
 def _on_ray(job: Callable[[T], R], items: list[T]) -> Iterator[R]:
     try:
         import ray
@@ -65,8 +70,8 @@ def _on_ray(job: Callable[[T], R], items: list[T]) -> Iterator[R]:
         raise BuildfixerError("the ray backend needs Ray: pip install 'buildfixer[ray]'") from None
     if not ray.is_initialized():
         ray.init(address=os.environ.get("RAY_ADDRESS"), include_dashboard=False, log_to_driver=False)
-    remote: Any = ray.remote(num_cpus=min(2, os.cpu_count() or 1))(job)
-    pending = [remote.remote(item) for item in items]
+    remote: Any = ray.remote(num_cpus=min(2, os.cpu_count() or 1))(_call)
+    pending = [remote.remote(job, item) for item in items]
     try:
         while pending:
             ready, pending = ray.wait(pending, num_returns=1)
