@@ -11,6 +11,7 @@ from typing import Annotated
 import typer
 
 from buildfixer.bench.cli import bench_app
+from buildfixer.curate.cli import curate_app
 from buildfixer.errors import BuildfixerError
 
 app = typer.Typer(
@@ -237,6 +238,7 @@ def toolsets(
 
 
 app.add_typer(bench_app, name="bench")
+app.add_typer(curate_app, name="curate")
 
 
 def _terminated(signum: int, frame: object) -> None:

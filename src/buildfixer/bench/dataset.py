@@ -65,6 +65,8 @@ class Instance(BaseModel):
         lines_changed: Lines the gold patch adds or removes (computed from it when absent).
         created_at: ISO 8601 time of the failure (usually the base commit's date).
         split: Dataset split, e.g. `test`.
+        difficulty: Tier by lines changed (trivial 1-10, small 11-100, medium 101-1000, large
+            above), or None when not given.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -84,6 +86,7 @@ class Instance(BaseModel):
     lines_changed: int = Field(ge=0)
     created_at: str
     split: str = Field(default="test", min_length=1)
+    difficulty: Literal["trivial", "small", "medium", "large"] | None = None
 
     @field_validator("build_command", mode="before")
     @classmethod
@@ -127,8 +130,14 @@ class Instance(BaseModel):
         return data
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON object of the instance: every field, in the documented order."""
-        return self.model_dump(mode="json")
+        """The JSON object of the instance: every field, in the documented order.
+
+        An unset difficulty is left out, so older datasets keep their exact columns.
+        """
+        data = self.model_dump(mode="json")
+        if data["difficulty"] is None:
+            del data["difficulty"]
+        return data
 
     def is_remote(self) -> bool:
         """True when `repo` is a URL rather than a path."""

@@ -132,7 +132,7 @@ def mirror_of(source: str | Path, cache_dir: Path | None = None, refresh: bool =
         cache_dir: buildfixer's cache; the default cache when None.
         refresh: Fetch the source's branches and tags first, for a mirror that may be behind.
     """
-    mirror = _mirror_for(_normalize_source(source), cache_dir or cache_root())
+    mirror = _mirror_for(normalize_source(source), cache_dir or cache_root())
     if refresh:
         refspecs = ["+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*"]
         git("fetch", "--quiet", "origin", *refspecs, git_dir=mirror, check=False)
@@ -175,7 +175,8 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
-def _normalize_source(source: str | Path) -> str:
+def normalize_source(source: str | Path) -> str:
+    """A repository source as buildfixer keys it: a URL as is, a path absolute; checked to exist."""
     text = str(source)
     if _URL.match(text):
         return text
@@ -210,7 +211,7 @@ class Workspace:
     ) -> Workspace:
         """Check out `commit` (default: HEAD) of a repository path, URL or `.bundle` into a new directory."""
         cache_dir = cache_dir or cache_root()
-        mirror = _mirror_for(_normalize_source(source), cache_dir)
+        mirror = _mirror_for(normalize_source(source), cache_dir)
         resolved = _resolve(mirror, commit or "HEAD", source)
         if dest is None:
             (cache_dir / "workspaces").mkdir(parents=True, exist_ok=True)
@@ -251,7 +252,7 @@ class Workspace:
         with `release()`; a slot whose holder died (kill -9) is taken over.
         """
         cache_dir = cache_dir or cache_root()
-        mirror = _mirror_for(_normalize_source(source), cache_dir)
+        mirror = _mirror_for(normalize_source(source), cache_dir)
         resolved = _resolve(mirror, commit or "HEAD", source)
         pool = cache_dir / "workspaces" / mirror.name.removesuffix(".git")
         pool.mkdir(parents=True, exist_ok=True)

@@ -1,0 +1,212 @@
+"""Build repository states for curation, each tree at most once: a build-result cache on disk.
+
+Building every commit is what curation costs. A result is stored under a key made of what decides
+it: the tree hash (the files), the build system and command, the JDK, the installed build tools
+and the as-of date dependencies are resolved at. Re-curating, or a second mode on the same
+repository, then never rebuilds a tree; and the cache holds the repeats the filters ask for
+(a state must build, or fail, twice the same way).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import os
+import threading
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from buildfixer.build.options import BuildOptions
+from buildfixer.curate.history import History
+from buildfixer.workspace.workspace import Workspace
+
+_MAX_ERRORS = 5
+# The programs behind each build system; a different binary (an upgrade) means another key.
+_TOOLS = {"gradle": ("gradle",), "maven": ("mvn",), "python": ("python3",), "npm": ("node", "npm")}
+
+
+@dataclass
+class BuildRecord:
+    """One build of one state, as curation keeps it.
+
+    Attributes:
+        status: success, failure, timeout or error.
+        category: Failure category (None on success).
+        errors: The first parsed errors (contract form: file, line, column, message, category, tool).
+        log: The cleaned, normalized log (empty on success).
+        duration_s: Wall time of the build.
+        unpinnable: Dynamic dependencies that could not be pinned to the commit's date.
+    """
+
+    status: str
+    category: str | None
+    errors: list[dict[str, Any]] = field(default_factory=list)
+    log: str = ""
+    duration_s: float = 0.0
+    unpinnable: list[str] = field(default_factory=list)
+
+    @property
+    def verdict(self) -> str:
+        """`status` or `status/category`: what must be the same in every repeat."""
+        return f"{self.status}/{self.category}" if self.category else self.status
+
+
+@dataclass
+class CacheStats:
+    """Build requests served from the cache vs builds run."""
+
+    hits: int = 0
+    builds: int = 0
+
+    @property
+    def hit_rate(self) -> float:
+        """Share of build requests that needed no build."""
+        asked = self.hits + self.builds
+        return self.hits / asked if asked else 0.0
+
+
+@functools.cache
+def _file_stamp(path: str) -> str:
+    """Identity of an installed file: resolved path, size and modification time."""
+    real = os.path.realpath(path)
+    try:
+        stat = os.stat(real)
+    except OSError:
+        return f"{path}:missing"
+    return f"{real}:{stat.st_size}:{int(stat.st_mtime)}"
+
+
+def toolchain(system: str, jdk: int | None) -> str:
+    """A fingerprint of the programs a build of `system` runs with (JDK included for JVM builds)."""
+    from buildfixer import __version__
+    from buildfixer.build.api import resolve_jdk
+    from buildfixer.build.plan import executable
+
+    parts = [f"buildfixer {__version__}", system]
+    for name in _TOOLS.get(system, ()):
+        found = executable(name)
+        parts.append(_file_stamp(found) if found else f"{name}:none")
+    if system in ("gradle", "maven"):
+        found_jdk = resolve_jdk(jdk)
+        parts.append(_file_stamp(str(Path(found_jdk.path) / "release")) if found_jdk else "jdk:none")
+    return "|".join(parts)
+
+
+class BuildCache:
+    """Build records by key, one JSON file each (written atomically), safe across threads."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.stats = CacheStats()
+        self._locks: dict[str, threading.Lock] = {}
+        self._guard = threading.Lock()
+
+    def lock(self, key: str) -> threading.Lock:
+        """The lock of one key: two jobs needing the same tree build it once."""
+        with self._guard:
+            return self._locks.setdefault(key, threading.Lock())
+
+    def _path(self, key: str) -> Path:
+        return self.root / key[:2] / f"{key}.json"
+
+    def get(self, key: str) -> list[BuildRecord]:
+        """The builds recorded for a key, oldest first (empty when none or unreadable)."""
+        try:
+            data = json.loads(self._path(key).read_text(encoding="utf-8"))
+            return [BuildRecord(**record) for record in data["builds"]]
+        except (OSError, ValueError, KeyError, TypeError):
+            return []
+
+    def add(self, key: str, record: BuildRecord, about: dict[str, Any]) -> None:
+        """Record one more build of a key (`about` says what the key stands for)."""
+        path = self._path(key)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        builds = [asdict(r) for r in self.get(key)] + [asdict(record)]
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+        tmp.write_text(json.dumps({"about": about, "builds": builds}), encoding="utf-8")
+        os.replace(tmp, path)
+
+
+@dataclass
+class StateBuilder:
+    """Builds commits of one repository (real or synthetic, all in its mirror) through the cache.
+
+    Attributes:
+        source: The repository as given (path, URL or bundle); workspaces are checked out from it.
+        history: Queries on its mirror.
+        options: Base build options (timeout, cache directory, tasks, JDK).
+        cache: Where build results are kept.
+        system: The build system (the repository's current one is used for every state).
+        as_of: Resolve unpinned dependencies as of each commit's date (see BuildOptions.as_of).
+    """
+
+    source: str
+    history: History
+    options: BuildOptions
+    cache: BuildCache
+    system: str
+    as_of: bool = True
+
+    def key(self, sha: str, system: str) -> tuple[str, dict[str, Any]]:
+        """The cache key of a commit's build, and what it is made of."""
+        commit = self.history.commit(sha)
+        about = {
+            "tree": commit.tree,
+            "system": system,
+            "tasks": self.options.tasks,
+            "jdk": self.options.jdk,
+            "toolchain": toolchain(system, self.options.jdk),
+            "as_of": commit.date if self.as_of else None,
+            "offline": self.options.offline,
+        }
+        digest = hashlib.sha256(json.dumps(about, sort_keys=True).encode()).hexdigest()
+        return digest, about
+
+    def build(self, sha: str, repeats: int = 1) -> list[BuildRecord]:
+        """At least `repeats` builds of a commit, building only those the cache does not have."""
+        system = self.system
+        key, about = self.key(sha, system)
+        with self.cache.lock(key):
+            records = self.cache.get(key)
+            if len(records) >= repeats:
+                self.cache.stats.hits += 1
+                return records[:repeats]
+            self.cache.stats.builds += 1
+            for record in self._run(sha, system, repeats - len(records)):
+                self.cache.add(key, record, about)
+                records.append(record)
+        return records
+
+    def _run(self, sha: str, system: str, count: int) -> list[BuildRecord]:
+        """Build a commit `count` times in one pooled workspace, resetting it in between."""
+        from buildfixer.build.api import stop_daemons
+        from buildfixer.logs.excerpt import log_excerpt
+        from buildfixer.logs.result import build_and_analyze
+
+        ws = Workspace.acquire(self.source, sha, cache_dir=self.options.cache_dir)
+        date = self.history.commit(sha).date if self.as_of else None
+        options = _with_as_of(replace(self.options, state_dir=None, log_path=None), date)
+        records = []
+        try:
+            for _ in range(count):
+                ws.reset()
+                result, _ = build_and_analyze(ws.root, options, system)
+                log = ""
+                if result.status != "success":
+                    raw = Path(result.log_path).read_text(encoding="utf-8", errors="replace")
+                    log = log_excerpt(raw, ws.root, options.cache_dir)
+                errors = [e.to_dict() for e in result.errors[:_MAX_ERRORS]]
+                records.append(BuildRecord(result.status, result.category, errors, log, result.duration_s))
+        finally:
+            stop_daemons(ws.root, options)
+            ws.release()
+        return records
+
+
+def _with_as_of(options: BuildOptions, date: str | None) -> BuildOptions:
+    """The options with dependencies resolved as of `date`, where the build layer supports it."""
+    if date is not None and hasattr(options, "as_of"):
+        return replace(options, as_of=date)  # type: ignore[call-arg,unused-ignore]
+    return options

@@ -1,0 +1,159 @@
+"""The filters every candidate goes through, each a small named step, and the instance it becomes.
+
+A candidate is kept only when all pass: `size` (the fix is within the limits), `gold_applies`
+(the fix applies cleanly to the failing state), `builds_good` (the fixed state builds, twice),
+`fails_bad` (the failing state fails twice, with the same category), `reproducible` (nothing
+the build resolves at build time, a SNAPSHOT say, that cannot be pinned to the commit's date)
+and, at the end and in history order, `duplicate` (the same error at the same place as an earlier
+instance). The llm mode adds `model` (the model answered with a change). Each rejection names its
+filter, so a summary can count them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from buildfixer.bench.dataset import patch_stats
+from buildfixer.curate.builds import BuildRecord, StateBuilder
+from buildfixer.curate.candidates import Candidate
+from buildfixer.curate.history import History
+from buildfixer.errors import BuildfixerError
+from buildfixer.workspace.git import git
+
+FILTERS = ("size", "builds_good", "model", "gold_applies", "fails_bad", "reproducible", "duplicate")
+TIERS = ((10, "trivial"), (100, "small"), (1000, "medium"))
+
+
+def difficulty(lines_changed: int) -> str:
+    """Difficulty tier by lines changed: trivial 1-10, small 11-100, medium 101-1000, large above."""
+    return next((name for limit, name in TIERS if lines_changed <= limit), "large")
+
+
+class Rejected(Exception):
+    """A candidate failed a filter."""
+
+    def __init__(self, filter_name: str, reason: str) -> None:
+        super().__init__(f"{filter_name}: {reason}")
+        self.filter = filter_name
+        self.reason = reason
+
+
+@dataclass
+class Limits:
+    """Size limits of a fix (the gold patch)."""
+
+    max_files: int = 50
+    max_lines: int = 2000
+
+
+@dataclass
+class Outcome:
+    """What became of one candidate; `instance` holds the instance's fields when it was kept."""
+
+    key: str
+    mode: str
+    accepted: bool
+    filter: str | None = None
+    reason: str = ""
+    signature: str | None = None
+    instance: dict[str, Any] | None = None
+    builds: int = 0  # builds run for it (not served from the cache)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def check_size(patch: str, limits: Limits) -> tuple[int, int]:
+    """Files and lines the patch changes; Rejected when empty or beyond the limits."""
+    files, lines = patch_stats(patch) if patch.strip() else (0, 0)
+    if files == 0:
+        raise Rejected("size", "the fix changes nothing")
+    if files > limits.max_files or lines > limits.max_lines:
+        raise Rejected(
+            "size", f"{files} files / {lines} lines changed (limits {limits.max_files} / {limits.max_lines})"
+        )
+    return files, lines
+
+
+def check_applies(history: History, commit: str, patch: str) -> None:
+    """Rejected unless `patch` applies cleanly to `commit`'s tree (checked in a private index)."""
+    fd, index = tempfile.mkstemp(prefix="curate-apply-", dir=history.mirror)
+    os.close(fd)
+    os.unlink(index)  # git wants to create the index itself
+    env = {"GIT_INDEX_FILE": index}
+    data = patch if patch.endswith("\n") else patch + "\n"
+    try:
+        history.git("read-tree", commit, env=env)
+        git("apply", "--cached", "--check", git_dir=history.mirror, env=env, input_bytes=data.encode())
+    except BuildfixerError as exc:
+        raise Rejected("gold_applies", str(exc).split(": ", 1)[-1]) from None
+    finally:
+        Path(index).unlink(missing_ok=True)
+
+
+def check_builds(builder: StateBuilder, sha: str, repeats: int) -> list[BuildRecord]:
+    """Rejected (builds_good) unless the state builds in every repeat."""
+    records = builder.build(sha, repeats)
+    failed = [r for r in records if r.status != "success"]
+    if failed:
+        first = failed[0]
+        detail = first.errors[0]["message"][:200] if first.errors else first.status
+        raise Rejected("builds_good", f"{first.verdict} in {len(failed)} of {len(records)} builds: {detail}")
+    return records
+
+
+def check_fails(builder: StateBuilder, sha: str, repeats: int) -> list[BuildRecord]:
+    """Rejected (fails_bad) unless the state fails in every repeat with one and the same category."""
+    records = builder.build(sha, repeats)
+    verdicts = {r.verdict for r in records}
+    if any(r.status != "failure" for r in records):
+        raise Rejected("fails_bad", f"builds as {', '.join(sorted(verdicts))}, not a failure every time")
+    if len(verdicts) > 1:
+        raise Rejected("fails_bad", f"flaky: {', '.join(sorted(verdicts))}")
+    return records
+
+
+def check_reproducible(records: list[BuildRecord]) -> None:
+    """Rejected when a build could not pin what it resolves at build time to the commit's date."""
+    notes = [note for record in records for note in record.unpinnable]
+    if notes:
+        raise Rejected("reproducible", "; ".join(sorted(set(notes)))[:300])
+
+
+def signature(record: BuildRecord) -> str:
+    """`duplicate` key: category and the first error's file, line and message (normalized)."""
+    from buildfixer.logs.rank import normalize_message
+
+    error = record.errors[0] if record.errors else {}
+    parts = [record.category or "", error.get("file") or "", str(error.get("line")), error.get("message", "")]
+    parts[3] = normalize_message(parts[3])
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:16]
+
+
+def make_instance(
+    candidate: Candidate, bad: str, history: History, builder: StateBuilder, gold: str, failing: BuildRecord
+) -> dict[str, Any]:
+    """The instance's fields (repo is filled in when the dataset is written)."""
+    files, lines = patch_stats(gold)
+    commit = history.commit(candidate.commit)
+    return {
+        "instance_id": candidate.key,
+        "repo": "",
+        "base_commit": bad,
+        "fix_commit": candidate.good,
+        "gold_patch": gold,
+        "origin": candidate.mode,
+        "category": failing.category,
+        "build_system": builder.system,
+        "build_command": builder.options.tasks,
+        "jdk": builder.options.jdk,
+        "error_log": failing.log,
+        "files_changed": files,
+        "lines_changed": lines,
+        "difficulty": difficulty(lines),
+        "created_at": commit.date,
+        "split": "test",
+    }

@@ -1,0 +1,166 @@
+"""Read a repository's history and make the synthetic states curation needs, all in the bare mirror.
+
+Curation never touches the user's repository: every query runs on buildfixer's mirror of it, and
+a synthetic state (a commit with its build files reverted, or a model's re-implementation) is a
+commit object written into that mirror and kept alive by a ref under `refs/buildfixer/curate/`.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from fnmatch import fnmatch
+from pathlib import Path
+
+from buildfixer.errors import BuildfixerError
+from buildfixer.workspace.git import git
+
+SYNTHETIC_REFS = "refs/buildfixer/curate"
+
+# Files that declare how a project builds and what it depends on (not its code).
+BUILD_FILE_PATTERNS = (
+    "build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts", "gradle.properties",
+    "gradle/libs.versions.toml", "gradle/wrapper/gradle-wrapper.properties", "pom.xml",
+    "AndroidManifest.xml", "pyproject.toml", "setup.py", "setup.cfg", "requirements*.txt",
+    "Pipfile", "tox.ini", "package.json", "package-lock.json", "npm-shrinkwrap.json", "yarn.lock",
+    "pnpm-lock.yaml", "tsconfig*.json",
+)  # fmt: skip
+
+
+def is_build_file(path: str) -> bool:
+    """True when a repository path is a build or dependency file (at any depth)."""
+    name = path.rsplit("/", 1)[-1]
+    return any(fnmatch(name, p) if "/" not in p else path.endswith(p) for p in BUILD_FILE_PATTERNS)
+
+
+@dataclass(frozen=True)
+class Commit:
+    """What curation needs to know about one commit."""
+
+    sha: str
+    tree: str
+    parents: tuple[str, ...]
+    date: str  # committer date, ISO 8601 in UTC ("2022-03-01T12:00:00Z")
+    subject: str
+    message: str
+
+
+class History:
+    """Queries on one mirror."""
+
+    def __init__(self, mirror: Path) -> None:
+        self.mirror = mirror
+        self._commits: dict[str, Commit] = {}
+
+    def git(self, *args: str, env: dict[str, str] | None = None, check: bool = True) -> str:
+        """Run git on the mirror."""
+        return git(*args, git_dir=self.mirror, env=env, check=check)
+
+    def resolve(self, rev: str) -> str:
+        """Full hash of a commit-ish; a clear error when it is unknown."""
+        sha = self.git("rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}", check=False).strip()
+        if not sha:
+            raise BuildfixerError(f"no commit {rev!r} in the repository")
+        return sha
+
+    def commit(self, sha: str) -> Commit:
+        """The commit's tree, parents, UTC date and message (cached)."""
+        if sha not in self._commits:
+            out = self.git("show", "-s", "--format=%H%x00%T%x00%P%x00%ct%x00%s%x00%B", sha)
+            full, tree, parents, stamp, subject, body = out.split("\0", 5)
+            date = datetime.fromtimestamp(int(stamp), UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+            commit = Commit(full, tree, tuple(parents.split()), date, subject, body.strip())
+            self._commits[sha] = self._commits[full] = commit
+        return self._commits[sha]
+
+    def merges(self, rev: str = "HEAD", limit: int | None = None) -> list[str]:
+        """Merge commits on the first-parent line of `rev`, newest first."""
+        count = [f"--max-count={limit}"] if limit else []
+        return self.git("rev-list", "--merges", "--first-parent", *count, rev).split()
+
+    def chain(self, start: str, end: str) -> list[str]:
+        """The branch's own commits from `start` (excluded) to `end` (included), oldest first.
+
+        The first-parent line is followed, so merges of the main line into the branch count as
+        one step rather than importing the main line's commits.
+        """
+        return self.git("rev-list", "--reverse", "--first-parent", end, f"^{start}").split()
+
+    def merged_chains(self, rev: str = "HEAD", limit: int | None = None) -> list[list[str]]:
+        """For each merge on `rev`'s first-parent line, the merged branch's commits, oldest first."""
+        chains = []
+        for merge in self.merges(rev, limit):
+            parents = self.commit(merge).parents
+            if len(parents) >= 2:
+                chain = self.chain(parents[0], parents[1])
+                if chain:
+                    chains.append(chain)
+        return chains
+
+    def commits(self, rev: str = "HEAD", limit: int | None = None) -> list[str]:
+        """Non-merge commits reachable from `rev` on its first-parent line, newest first."""
+        args = [
+            "rev-list",
+            "--no-merges",
+            "--first-parent",
+            *([f"--max-count={limit}"] if limit else []),
+            rev,
+        ]
+        return self.git(*args).split()
+
+    def changed_paths(self, old: str, new: str) -> list[str]:
+        """Paths that differ between two commits (renames as a delete and an add)."""
+        out = self.git("diff", "--name-only", "--no-renames", "-z", old, new)
+        return [p for p in out.split("\0") if p]
+
+    def diff(self, old: str, new: str) -> str:
+        """Unified diff old -> new, binary changes included, as `git apply` takes it."""
+        return self.git("diff", "--binary", "--no-color", "--no-ext-diff", "--find-renames", old, new)
+
+    def synthetic(self, base: str, parent: str, take_from: dict[str, str | None], message: str) -> str:
+        """A commit with `base`'s tree where each path of `take_from` comes from another commit.
+
+        Args:
+            base: The commit whose tree is the starting point.
+            parent: The new commit's parent (its history, for tools that read it).
+            take_from: Path -> commit to take the path's content from (None: delete the path;
+                a path absent there is deleted too).
+            message: Commit message.
+
+        Returns:
+            The new commit's hash; a ref under SYNTHETIC_REFS keeps it from garbage collection.
+        """
+        fd, index = tempfile.mkstemp(prefix="curate-index-", dir=self.mirror)
+        os.close(fd)
+        os.unlink(index)  # git wants to create the index itself
+        env = {"GIT_INDEX_FILE": index}
+        try:
+            self.git("read-tree", base, env=env)
+            for path, source in take_from.items():
+                entry = self.git("ls-tree", "-z", source, "--", path).rstrip("\0") if source else ""
+                if entry:
+                    mode, _, blob = entry.split("\t", 1)[0].split(" ")
+                    self.git("update-index", "--add", "--cacheinfo", f"{mode},{blob},{path}", env=env)
+                else:
+                    self.git("update-index", "--force-remove", "--", path, env=env)
+            tree = self.git("write-tree", env=env).strip()
+        finally:
+            Path(index).unlink(missing_ok=True)
+        return self.commit_tree(tree, parent, message)
+
+    def commit_tree(self, tree: str, parent: str, message: str) -> str:
+        """A commit of `tree` on `parent`, dated like the parent (so it sorts with its history)."""
+        when = self.git("show", "-s", "--format=%cI", parent).strip()
+        env = {"GIT_AUTHOR_DATE": when, "GIT_COMMITTER_DATE": when}
+        sha = self.git("commit-tree", tree, "-p", parent, "-m", message, env=env).strip()
+        self.git("update-ref", f"{SYNTHETIC_REFS}/{sha}", sha)
+        return sha
+
+    def bundle(self, out: Path, refs: list[str]) -> None:
+        """Write a git bundle holding `refs` (and their history) to `out`, atomically."""
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = out.with_name(f".{out.name}.tmp")
+        self.git("bundle", "create", "--quiet", str(tmp), *refs)
+        os.replace(tmp, out)

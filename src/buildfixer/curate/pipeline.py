@@ -1,0 +1,354 @@
+"""`buildfixer curate`: find candidates, run them through the filters in parallel, write the dataset.
+
+Every candidate's outcome is appended to `<out>.state.jsonl` as soon as it is known (one locked,
+fsynced line), so a run killed at any point resumes where it stopped; builds are cached by tree,
+so the resumed or a second run rebuilds nothing. The dataset itself is rewritten atomically from
+that state at the end of each run: every kept instance of every mode and repository curated into
+the same file, duplicates dropped in history order, plus `repos/<name>.bundle` holding the
+commits the instances need (synthetic states included), so the dataset is self-contained.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from buildfixer.bench.run import ResultWriter, read_results
+from buildfixer.build.options import BuildOptions
+from buildfixer.curate.builds import BuildCache, StateBuilder
+from buildfixer.curate.candidates import Candidate
+from buildfixer.curate.filters import FILTERS, Limits, Outcome
+from buildfixer.curate.history import History
+from buildfixer.errors import BuildfixerError
+
+Progress = Callable[[str, int, int, "Outcome | None"], None]
+
+
+@dataclass
+class Setup:
+    """Everything a candidate's evaluation needs; picklable, so it can travel to a Ray worker.
+
+    Attributes:
+        source: The repository as given.
+        mirror: Its bare mirror in the cache.
+        system: Build system of the repository.
+        options: Build options (JDK, tasks, timeout, cache directory).
+        limits: Size limits of a fix.
+        repeats: Builds of each state (a flaky state is rejected).
+        as_of: Resolve unpinned dependencies as of each commit's date.
+        model: Model spec of the llm mode.
+        notes: Release notes shown to the model (llm mode).
+        max_calls: LLM-call budget of one re-implementation.
+        trajectories: Where the llm mode's conversations are saved.
+        build_cache: Where build results are kept (default: `curate-builds` in the cache).
+    """
+
+    source: str
+    mirror: Path
+    system: str
+    options: BuildOptions
+    limits: Limits = field(default_factory=Limits)
+    repeats: int = 2
+    as_of: bool = True
+    model: str | None = None
+    notes: str | None = None
+    max_calls: int = 30
+    trajectories: Path | None = None
+    build_cache: Path | None = None
+
+    def builder(self) -> StateBuilder:
+        """A builder over this repository's mirror and the shared build cache."""
+        cache = BuildCache(self.build_cache or self.options.cache_dir / "curate-builds")
+        return StateBuilder(self.source, History(self.mirror), self.options, cache, self.system, self.as_of)
+
+
+@dataclass
+class Summary:
+    """What a curation run did."""
+
+    mode: str
+    repo: str
+    candidates: int = 0
+    evaluated: int = 0  # candidates run through the filters in this run (others were resumed)
+    accepted: int = 0
+    rejected: dict[str, int] = field(default_factory=dict)
+    commits_built: int = 0  # states built in this run (not served from the cache)
+    cache_hits: int = 0
+    duration_s: float = 0.0
+    instances_in_file: int = 0
+
+    @property
+    def hit_rate(self) -> float:
+        """Share of build requests the cache answered."""
+        asked = self.cache_hits + self.commits_built
+        return self.cache_hits / asked if asked else 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form, with the hit rate."""
+        return {**asdict(self), "hit_rate": round(self.hit_rate, 3), "duration_s": round(self.duration_s, 1)}
+
+
+def repo_name(source: str) -> str:
+    """A short, file-name-safe name of a repository (its last path component)."""
+    name = source.rstrip("/").rsplit("/", 1)[-1].removesuffix(".git").removesuffix(".bundle")
+    return re.sub(r"[^A-Za-z0-9._-]", "_", name) or "repo"
+
+
+def evaluate(candidate: Candidate, setup: Setup) -> Outcome:
+    """Run one candidate through the filters; never raises for a rejection."""
+    from buildfixer.curate import filters
+    from buildfixer.curate.filters import Rejected
+
+    builder = setup.builder()
+    history = builder.history
+    outcome = Outcome(candidate.key, candidate.mode, accepted=False)
+    try:
+        bad = candidate.bad
+        if candidate.mode == "llm":
+            parent = history.commit(candidate.commit).parents[0]
+            filters.check_size(history.diff(parent, candidate.commit), setup.limits)
+            filters.check_builds(builder, candidate.good, setup.repeats)
+            bad = _reimplemented(candidate, setup, history)
+        elif candidate.mode == "dependency":
+            from buildfixer.curate.candidates import revert_build_files
+
+            bad = revert_build_files(history, candidate.commit)
+        assert bad is not None
+        gold = history.diff(bad, candidate.good)
+        filters.check_size(gold, setup.limits)
+        filters.check_applies(history, bad, gold)
+        good_builds = filters.check_builds(builder, candidate.good, setup.repeats)
+        bad_builds = filters.check_fails(builder, bad, setup.repeats)
+        filters.check_reproducible(good_builds + bad_builds)
+        outcome.accepted = True
+        outcome.signature = filters.signature(bad_builds[0])
+        instance = filters.make_instance(candidate, bad, history, builder, gold, bad_builds[0])
+        instance["instance_id"] = f"{repo_name(setup.source)}-{candidate.key}"
+        instance["repo"] = _bundle_rel(repo_name(setup.source))
+        outcome.instance = instance
+    except Rejected as exc:
+        outcome.filter, outcome.reason = exc.filter, exc.reason
+    except BuildfixerError as exc:  # a broken commit (unreadable tree, checkout failure)
+        outcome.filter, outcome.reason = "error", str(exc)
+    outcome.builds, outcome.extra["hits"] = builder.cache.stats.builds, builder.cache.stats.hits
+    return outcome
+
+
+def _reimplemented(candidate: Candidate, setup: Setup, history: History) -> str:
+    from buildfixer.curate.reimplement import reimplement
+
+    if not setup.model:
+        raise BuildfixerError("the llm mode needs --model")
+    from buildfixer.llm.factory import model_for_instance
+
+    trajectory = setup.trajectories / f"{candidate.key}.json" if setup.trajectories else None
+    model = model_for_instance(setup.model, candidate.key)  # scripted:DIR -> DIR/<key>.json
+    return reimplement(
+        history, setup.source, candidate, model, setup.options.cache_dir, trajectory,
+        setup.notes, setup.max_calls,
+    )  # fmt: skip
+
+
+def curate(
+    mode: str,
+    source: str | Path,
+    out: Path,
+    *,
+    rev: str = "HEAD",
+    limit: int | None = None,
+    ranges: list[tuple[str, str]] | None = None,
+    model: str | None = None,
+    notes: str | None = None,
+    options: BuildOptions | None = None,
+    limits: Limits | None = None,
+    repeats: int = 2,
+    as_of: bool = True,
+    workers: int | None = None,
+    backend: str = "local",
+    build_cache: Path | None = None,
+    progress: Progress | None = None,
+) -> Summary:
+    """Mine instances of one mode from a repository into the dataset `out` (resumable).
+
+    Args:
+        mode: human, dependency or llm.
+        source: Repository path, URL or bundle (never modified).
+        out: The dataset (JSONL); its state file and `repos/` go next to it.
+        rev: Where history is read from.
+        limit: Merges (human) or commits (dependency, llm) looked at, newest first; None for all.
+        ranges: PR ranges (base, head) for the human mode instead of merges.
+        model: Model spec of the llm mode (`scripted:DIR` picks `DIR/<candidate key>.json`).
+        notes: Release notes shown to the model.
+        options: Build options (JDK, tasks, timeout); defaults otherwise.
+        limits: Size limits of a fix.
+        repeats: Builds of each state.
+        as_of: Resolve unpinned dependencies as of each commit's date.
+        workers: Candidates evaluated at once.
+        backend: local or ray.
+        build_cache: Where build results are kept (default: `curate-builds` in the cache).
+        progress: Called with (stage, done, total, outcome) as work finishes.
+
+    Raises:
+        BuildfixerError: Bad mode, missing model, unknown repository or revision.
+    """
+    from buildfixer.curate import candidates as found
+    from buildfixer.workspace.workspace import mirror_of, normalize_source
+
+    if mode not in found.MODES:
+        raise BuildfixerError(f"unknown mode {mode!r} (known: {', '.join(found.MODES)})")
+    if mode == "llm" and not model:
+        raise BuildfixerError("the llm mode needs --model (a litellm model or scripted:DIR)")
+    started = time.monotonic()
+    options = options or BuildOptions(timeout_s=900.0)
+    normalized = normalize_source(source)
+    mirror = mirror_of(normalized, options.cache_dir, refresh=True)
+    history = History(mirror)
+    tip = history.resolve(rev)
+    setup = Setup(
+        normalized, mirror, _system_at(normalized, tip, options), options, limits or Limits(), repeats,
+        as_of, model, notes, trajectories=out.with_name(out.name + ".trajectories"), build_cache=build_cache,
+    )  # fmt: skip
+    summary = Summary(mode, repo_name(normalized))
+    if mode == "human":
+        chains = found.branch_chains(history, tip, limit, ranges)
+        builds = _build_all(sorted({sha for chain in chains for sha in chain}), setup, workers, backend,
+                            progress, summary)  # fmt: skip
+        candidates = found.human_candidates(chains, builds)
+    elif mode == "dependency":
+        candidates = found.dependency_candidates(history, tip, limit)
+    else:
+        candidates = found.llm_candidates(history, tip, limit)
+    summary.candidates = len(candidates)
+    run_filters(candidates, setup, out, workers, backend, progress, summary)
+    write_dataset(out, setup, {c.key for c in candidates}, summary)
+    summary.duration_s = time.monotonic() - started
+    return summary
+
+
+def _system_at(source: str, sha: str, options: BuildOptions) -> str:
+    from buildfixer.build.api import detect_build_system
+    from buildfixer.workspace.workspace import Workspace
+
+    ws = Workspace.acquire(source, sha, cache_dir=options.cache_dir)
+    try:
+        return detect_build_system(ws.root)
+    finally:
+        ws.release()
+
+
+def _builds_once(sha: str, setup: Setup) -> tuple[str, bool, int, int]:
+    builder = setup.builder()
+    ok = builder.build(sha, 1)[0].status == "success"
+    return sha, ok, builder.cache.stats.builds, builder.cache.stats.hits
+
+
+def _build_all(
+    commits: list[str], setup: Setup, workers: int | None, backend: str, progress: Progress | None,
+    summary: Summary,
+) -> dict[str, bool]:  # fmt: skip
+    """Whether each commit builds (once; the filters build the states they keep again)."""
+    from buildfixer.bench.executor import execute
+
+    result: dict[str, bool] = {}
+    for sha, ok, built, hits in execute(
+        functools.partial(_builds_once, setup=setup), commits, workers, backend
+    ):
+        result[sha] = ok
+        summary.commits_built += built
+        summary.cache_hits += hits
+        if progress:
+            progress("build", len(result), len(commits), None)
+    return result
+
+
+def state_path(out: Path) -> Path:
+    """Where a dataset's curation state lives: next to it."""
+    return out.with_name(out.name + ".state.jsonl")
+
+
+def run_filters(
+    candidates: list[Candidate],
+    setup: Setup,
+    out: Path,
+    workers: int | None,
+    backend: str,
+    progress: Progress | None,
+    summary: Summary,
+) -> None:
+    """Evaluate the candidates the state does not have yet, recording each outcome as it comes."""
+    from buildfixer.bench.executor import execute
+
+    path = state_path(out)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    done = {row["key"] for row in read_results(path) if row.get("repo") == repo_name(setup.source)}
+    todo = [c for c in candidates if c.key not in done]
+    writer = ResultWriter(path)
+    finished = len(candidates) - len(todo)
+    if progress:
+        progress("filter", finished, len(candidates), None)
+    job = functools.partial(evaluate, setup=setup)
+    for outcome in execute(job, todo, workers, backend):
+        row = asdict(outcome)
+        row["repo"] = repo_name(setup.source)
+        writer.append(row)
+        finished += 1
+        summary.evaluated += 1
+        summary.commits_built += outcome.builds
+        summary.cache_hits += outcome.extra.get("hits", 0)
+        if progress:
+            progress("filter", finished, len(candidates), outcome)
+
+
+def write_dataset(out: Path, setup: Setup, keys: set[str], summary: Summary) -> None:
+    """Rewrite the dataset from the state: kept instances in history order, duplicates dropped.
+
+    Every repository and mode curated into `out` is kept; this run's repository also gets its
+    bundle rewritten. `summary` receives this run's counts (candidates in `keys`).
+    """
+    from buildfixer.bench.dataset import Instance, save_dataset
+
+    name = repo_name(setup.source)
+    rows = list({(r["repo"], r["key"]): r for r in read_results(state_path(out))}.values())
+    counts: Counter[str] = Counter(
+        r["filter"] for r in rows if r["repo"] == name and r["key"] in keys and not r["accepted"]
+    )
+    kept, seen = [], set()
+    for row in sorted(
+        (r for r in rows if r["accepted"]), key=lambda r: (r["instance"]["created_at"], r["key"])
+    ):
+        if (row["repo"], row["signature"]) in seen:  # the same error at the same place: keep the first
+            counts["duplicate"] += row["repo"] == name and row["key"] in keys
+            continue
+        seen.add((row["repo"], row["signature"]))
+        kept.append(row)
+    ours = [r["instance"] for r in kept if r["repo"] == name]
+    if ours:
+        _write_bundle(out.parent / _bundle_rel(name), setup.mirror, ours)
+    save_dataset([Instance.model_validate(r["instance"]) for r in kept], out)
+    summary.instances_in_file = len(kept)
+    summary.accepted = sum(1 for r in kept if r["repo"] == name and r["key"] in keys)
+    summary.rejected = {f: counts[f] for f in (*FILTERS, "error") if counts[f]}
+
+
+def _bundle_rel(name: str) -> str:
+    return f"repos/{name}.bundle"
+
+
+def _write_bundle(path: Path, mirror: Path, instances: list[dict[str, Any]]) -> None:
+    """A bundle of the commits the instances name (and their history), made in a scratch repository."""
+    from buildfixer.workspace.git import git
+
+    commits = sorted({c for i in instances for c in (i["base_commit"], i["fix_commit"]) if c})
+    with tempfile.TemporaryDirectory(prefix="curate-bundle-") as tmp:
+        scratch = Path(tmp) / "r.git"
+        git("init", "--bare", "--quiet", str(scratch))
+        refspecs = [f"{sha}:refs/heads/instances/{sha}" for sha in commits]
+        git("fetch", "--quiet", "--no-tags", str(mirror), *refspecs, git_dir=scratch)
+        History(scratch).bundle(path, ["--all"])

@@ -1,0 +1,42 @@
+"""Curation on Maven and Gradle repositories: the planted instances and nothing else."""
+
+import pytest
+from jvm_repos import gradle_repo, maven_repo
+
+from buildfixer.bench.dataset import load_dataset
+from buildfixer.curate.pipeline import curate
+
+pytestmark = pytest.mark.slow
+
+
+def found(out):
+    return {i.instance_id.rsplit("-", 1)[-1]: i for i in load_dataset(out)}
+
+
+def test_maven_human_and_dependency_modes_into_one_dataset(tmp_path):
+    planted = maven_repo(tmp_path / "greeter")
+    out, cache = tmp_path / "data" / "greeter.jsonl", tmp_path / "builds"
+    human = curate("human", planted["repo"], out, build_cache=cache)
+    assert (human.candidates, human.accepted, human.rejected) == (1, 1, {})
+    dependency = curate("dependency", planted["repo"], out, build_cache=cache)
+    assert (dependency.candidates, dependency.accepted, dependency.rejected) == (1, 1, {})
+    instances = found(out)
+    assert set(instances) == {sha[:12] for sha in (*planted["human"], *planted["dependency"])}
+    for sha, category in (*planted["human"].items(), *planted["dependency"].items()):
+        instance = instances[sha[:12]]
+        assert instance.build_system == "maven" and instance.category == category
+    (dep,) = [i for i in instances.values() if i.origin == "dependency"]
+    assert "+      <artifactId>commons-lang3</artifactId>" in dep.gold_patch and dep.files_changed == 1
+    assert "StringUtils" in dep.error_log
+    assert dependency.instances_in_file == 2  # the human instance stays in the file
+
+
+def test_gradle_human_mode(tmp_path):
+    planted = gradle_repo(tmp_path / "greeter")
+    out = tmp_path / "data" / "gradle.jsonl"
+    summary = curate("human", planted["repo"], out, build_cache=tmp_path / "builds")
+    assert (summary.candidates, summary.accepted, summary.rejected) == (1, 1, {})
+    ((key, instance),) = found(out).items()
+    assert {key} == {sha[:12] for sha in planted["human"]}
+    assert instance.build_system == "gradle" and instance.category == "test_failure"
+    assert "GreeterTest" in instance.error_log and "MavenResolverHook" not in instance.error_log
