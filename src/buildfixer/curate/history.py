@@ -100,15 +100,9 @@ class History:
         return chains
 
     def commits(self, rev: str = "HEAD", limit: int | None = None) -> list[str]:
-        """Non-merge commits reachable from `rev` on its first-parent line, newest first."""
-        args = [
-            "rev-list",
-            "--no-merges",
-            "--first-parent",
-            *([f"--max-count={limit}"] if limit else []),
-            rev,
-        ]
-        return self.git(*args).split()
+        """Non-merge commits reachable from `rev` (merged branches' included), newest first."""
+        count = [f"--max-count={limit}"] if limit else []
+        return self.git("rev-list", "--no-merges", *count, rev).split()
 
     def changed_paths(self, old: str, new: str) -> list[str]:
         """Paths that differ between two commits (renames as a delete and an add)."""

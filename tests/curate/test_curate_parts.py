@@ -1,0 +1,117 @@
+"""The parts of curation that need no build: history queries, synthetic states, filters, ranges."""
+
+import pytest
+from gitrepo import Repo
+
+from buildfixer.curate.builds import BuildRecord
+from buildfixer.curate.candidates import (
+    dependency_candidates,
+    human_candidates,
+    is_source_file,
+    read_ranges,
+    revert_build_files,
+)
+from buildfixer.curate.filters import (
+    Limits,
+    Rejected,
+    check_applies,
+    check_reproducible,
+    check_size,
+    difficulty,
+    signature,
+)
+from buildfixer.curate.history import History, is_build_file
+from buildfixer.errors import BuildfixerError
+from buildfixer.workspace.workspace import mirror_of
+
+
+@pytest.fixture
+def history(tmp_path, cache_dir):
+    repo = Repo(tmp_path / "r")
+    repo.commit("one", {"pom.xml": "<project>1</project>\n", "src/A.java": "class A {}\n"})
+    repo.branch("feature")
+    first = repo.commit("two", {"src/A.java": "class A { int x; }\n"})
+    second = repo.commit("three", {"pom.xml": "<project>2</project>\n", "src/A.java": "class A { int y; }\n",
+                                   "README.md": "docs\n"})  # fmt: skip
+    repo.checkout("main")
+    merge = repo.merge("feature")
+    return History(mirror_of(repo.path, cache_dir)), {"first": first, "second": second, "merge": merge}
+
+
+def test_chains_of_merged_branches_and_commit_facts(history):
+    hist, shas = history
+    assert hist.merged_chains("HEAD") == [[shas["first"], shas["second"]]]
+    commit = hist.commit(shas["second"])
+    assert commit.parents == (shas["first"],) and commit.subject == "three"
+    assert commit.date == "2024-01-01T12:00:00Z"  # committed at 12:00 UTC (one hour per commit from 9:00)
+    assert hist.changed_paths(shas["first"], shas["second"]) == ["README.md", "pom.xml", "src/A.java"]
+    with pytest.raises(BuildfixerError, match="no commit 'nope'"):
+        hist.resolve("nope")
+
+
+def test_synthetic_state_reverts_only_the_build_files(history):
+    hist, shas = history
+    state = revert_build_files(hist, shas["second"])
+    assert hist.commit(state).parents == (shas["first"],)
+    assert hist.git("show", f"{state}:pom.xml") == "<project>1</project>\n"
+    assert hist.git("show", f"{state}:src/A.java") == "class A { int y; }\n"
+    assert hist.git("show", f"{state}:README.md") == "docs\n"
+    gold = hist.diff(state, shas["second"])
+    assert "+<project>2</project>" in gold and "A.java" not in gold
+    check_applies(hist, state, gold)
+    with pytest.raises(Rejected) as rejected:
+        check_applies(hist, shas["first"], hist.diff(shas["second"], state))
+    assert rejected.value.filter == "gold_applies"
+
+
+def test_dependency_candidates_need_build_files_and_source(history):
+    hist, shas = history
+    assert [c.commit for c in dependency_candidates(hist, "HEAD", None)] == [shas["second"]]
+
+
+def test_human_candidates_pair_each_failure_with_the_next_building_commit():
+    chain = ["a", "b", "c", "d"]
+    found = human_candidates([chain], {"a": False, "b": True, "c": False, "d": True})
+    assert [(c.commit, c.good) for c in found] == [("a", "b"), ("c", "d")]
+    assert human_candidates([chain], {"a": False, "b": True, "c": False, "d": False}) == []  # head fails
+
+
+def test_file_kinds():
+    assert is_build_file("app/build.gradle.kts") and is_build_file("requirements-dev.txt")
+    assert is_build_file("gradle/libs.versions.toml") and not is_build_file("src/libs.versions.toml")
+    assert is_source_file("src/main/java/A.java") and not is_source_file("README.md")
+    assert not is_source_file("pom.xml") and not is_source_file("docs/logo.png")
+
+
+def test_size_limits_and_tiers():
+    patch = "diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n"
+    assert check_size(patch, Limits()) == (1, 2)
+    with pytest.raises(Rejected, match="size: 1 files / 2 lines"):
+        check_size(patch, Limits(max_lines=1))
+    with pytest.raises(Rejected, match="changes nothing"):
+        check_size("", Limits())
+    assert [difficulty(n) for n in (1, 10, 11, 100, 101, 1000, 1001)] == [
+        "trivial", "trivial", "small", "small", "medium", "medium", "large",
+    ]  # fmt: skip
+
+
+def test_signature_is_the_first_error_at_its_place():
+    error = {"file": "A.java", "line": 3, "message": "cannot find symbol  X", "category": "syntax"}
+    same = BuildRecord("failure", "syntax", [{**error, "message": "Cannot find symbol x"}])
+    assert signature(BuildRecord("failure", "syntax", [error])) == signature(same)
+    assert signature(BuildRecord("failure", "syntax", [{**error, "line": 4}])) != signature(same)
+
+
+def test_unpinnable_dependencies_reject_a_candidate():
+    check_reproducible([BuildRecord("success", None)])
+    with pytest.raises(Rejected, match="reproducible: com.example:lib:1.0-SNAPSHOT"):
+        check_reproducible([BuildRecord("success", None, unpinnable=["com.example:lib:1.0-SNAPSHOT"])])
+
+
+def test_ranges_file(tmp_path):
+    path = tmp_path / "prs.txt"
+    path.write_text("# PRs\nabc123..def456\n\n111 222  # second\n")
+    assert read_ranges(path) == [("abc123", "def456"), ("111", "222")]
+    path.write_text("abc123\n")
+    with pytest.raises(BuildfixerError, match="prs.txt:1: expected BASE..HEAD"):
+        read_ranges(path)
