@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -54,12 +55,21 @@ def package_manager(project: Path) -> str:
 
 
 def plan(project: Path, options: BuildOptions, jdk: Jdk | None) -> Plan:
-    """Install dependencies (skipped in warm mode when the lockfile is unchanged), then build and test."""
+    """Install dependencies (skipped in warm mode when the lockfile is unchanged), then build and test.
+
+    With `options.as_of`, `npm install` (no lockfile) gets `--before=<as_of>`: every range
+    resolves to the newest version the registry's `time` field dates before it. `npm ci`
+    installs what the lockfile pins, as of any date. pnpm and yarn (through corepack) get no
+    date: their lockfile pins the versions, or the install takes today's (stated in a note).
+    """
     npm = executable("npm")
     if npm is None:
         raise BuildfixerError("npm is not installed (needed to build a package.json project)")
     state = options.state_for(project)
+    as_of = options.as_of_utc()
     digest = files_digest(project, ["package.json", *_LOCKFILES, *_OTHER_LOCKFILES])
+    if as_of:  # another date is another set of versions
+        digest = hashlib.sha256(f"{digest}\0as-of={as_of}".encode()).hexdigest()
     stamp = state / "node-modules.sha256"
     manager = package_manager(project)
     steps: list[Step] = []
@@ -83,6 +93,7 @@ def plan(project: Path, options: BuildOptions, jdk: Jdk | None) -> Plan:
         install += [] if has_lock else ["--no-package-lock"]
         install += ["--cache", str(options.cache_dir / "npm")]
         install += ["--offline"] if options.offline else []
+        install += [f"--before={as_of}"] if as_of and not has_lock else []
     else:
         assert corepack is not None
         enable, run, install, env = _corepack_plan(corepack, manager, state, options)
@@ -91,13 +102,19 @@ def plan(project: Path, options: BuildOptions, jdk: Jdk | None) -> Plan:
             f"the project uses {manager}: installed and run with {manager} through corepack"
             + ("; offline, this needs corepack's copy of it cached" if options.offline else "")
         )
+        if as_of:
+            notes.append(f"as_of {as_of} is not applied to {manager}: its lockfile, else today, decides")
     installed = (project / "node_modules").is_dir() and stamp_matches(stamp, digest)
     if enable is not None and not (options.warm and installed and Path(run[0]).exists()):
         steps.append(enable)
     if not (options.warm and installed):
-        if not options.warm:
+        # `npm install` keeps every installed version its range admits: installing as of another
+        # date (or today, after a dated install) must start from an empty node_modules.
+        dated = state / "node-modules.as-of"
+        if not options.warm or (dated.read_text() if dated.is_file() else "") != (as_of or ""):
             shutil.rmtree(project / "node_modules", ignore_errors=True)
-        steps.append(Step(install, stamps={stamp: digest}))
+            dated.unlink(missing_ok=True)
+        steps.append(Step(install, stamps={stamp: digest, **({dated: as_of} if as_of else {})}))
     if options.tasks:  # explicit scripts replace the default build and test
         steps += [Step([*run, "run", task]) for task in options.tasks]
     else:

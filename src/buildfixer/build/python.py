@@ -26,6 +26,9 @@ _TEST_EXTRAS = ("test", "tests", "testing", "dev")
 _TOX_FACTOR = re.compile(r"^[\w{},.!-]+:\s")
 # Never byte-compile these: environments, outputs, VCS and tool caches.
 _COMPILE_EXCLUDE = r"(^|/)(\.[^/]+|venv|env|build|dist|node_modules|__pycache__)(/|$)"
+# The pip a dated build (BuildOptions.as_of) upgrades its venv to: `--uploaded-prior-to` came with
+# pip 26.0 (the venv's own pip is older); one fixed version, so every dated build resolves alike.
+DATED_PIP = "26.3"
 
 
 def detect(project: Path) -> bool:
@@ -134,8 +137,21 @@ def has_tests(project: Path) -> bool:
 
 
 def plan(project: Path, options: BuildOptions, jdk: Jdk | None) -> Plan:
-    """Venv → pip install (deps only when they changed, in warm mode) → compileall → pytest."""
+    """Venv → pip install (deps only when they changed, in warm mode) → compileall → pytest.
+
+    With `options.as_of` (and online), pip is first upgraded to `DATED_PIP` (today's release,
+    not dated), then every install of requirements, the project's dependencies and the test
+    tools passes `--uploaded-prior-to <as_of>`, which pip also hands to the installs of build
+    dependencies in its build isolation (setuptools, wheel...). The project is then built and
+    installed non-editable from that dated world, and reinstalled editable without its
+    dependencies (`--no-deps -e .`) by today's build backend: setuptools before 64 (Aug 2022)
+    has no PEP 660 hook, and pip 26 has no fallback for it. pip applies the date only to index
+    files that carry an upload time: local wheels (find-links) pass as they are, and an index
+    that publishes no upload times (PEP 691 JSON) makes every dated install fail.
+    """
     state = options.state_for(project)
+    as_of = options.as_of_utc()
+    dated = ["--uploaded-prior-to", as_of] if as_of and not options.offline else []
     venv = state / "venv"
     python = str(venv / "bin" / "python")
     tests = has_tests(project)
@@ -147,7 +163,8 @@ def plan(project: Path, options: BuildOptions, jdk: Jdk | None) -> Plan:
     more = [*group, *tox, *(["pytest"] if tests and "pytest" not in tox else [])]
     # The warm-state key: the files, and what we make of them (which may change with buildfixer).
     files = files_digest(project, [*_DEPENDENCY_FILES, *named])
-    digest = hashlib.sha256("\0".join([files, extra or "", *more]).encode()).hexdigest()
+    key = [files, extra or "", *more, *([f"as-of={as_of}"] if as_of else [])]
+    digest = hashlib.sha256("\0".join(key).encode()).hexdigest()
     stamp = state / "venv-deps.sha256"
     reuse = options.warm and (venv / "bin" / "python").exists() and stamp_matches(stamp, digest)
     if not reuse:
@@ -156,17 +173,26 @@ def plan(project: Path, options: BuildOptions, jdk: Jdk | None) -> Plan:
     pip = [python, "-m", "pip", "install", "--disable-pip-version-check", "--progress-bar", "off"]
     if options.offline:
         pip.append("--no-index")
+    package = installable(project)
     steps: list[Step] = []
     if not reuse:
         steps.append(Step([sys.executable, "-m", "venv", str(venv)], label=f"python -m venv {venv.name}"))
+        if dated:
+            steps.append(Step([*pip, f"pip=={DATED_PIP}"]))
         for req in _REQUIREMENTS:
             if (project / req).is_file():
-                steps.append(Step([*pip, "-r", req]))
-        if installable(project):
+                steps.append(Step([*pip, *dated, "-r", req]))
+        target = f".[{extra}]" if extra else "."
+        if package and dated:
+            # Dated build backends predate PEP 660 editables: build from the dated world, then
+            # swap in an editable copy built by today's backend, dependencies untouched.
+            steps.append(Step([*pip, *dated, target, *more]))
+            steps.append(Step([*pip, "--no-deps", "-e", "."]))
+        elif package:
             # Editable: tracebacks then point at the project's own files, where a fix goes.
-            steps.append(Step([*pip, "-e", f".[{extra}]" if extra else ".", *more]))
+            steps.append(Step([*pip, "-e", target, *more]))
         elif more:
-            steps.append(Step([*pip, *more]))
+            steps.append(Step([*pip, *dated, *more]))
         steps[-1].stamps[stamp] = digest  # installation complete: a warm build may reuse it
     steps.append(Step([python, "-m", "compileall", "-q", "-x", _COMPILE_EXCLUDE, "."]))
     if tests:
@@ -178,4 +204,11 @@ def plan(project: Path, options: BuildOptions, jdk: Jdk | None) -> Plan:
         "COLUMNS": "200",  # pytest cuts its summary lines to the terminal width
     }
     tools = {"python": sys.version.split()[0]}
-    return Plan("python", steps, env, tools)
+    notes: list[str] = []
+    if dated:
+        tools["pip"] = DATED_PIP
+        then = ", then the project editable with today's build backend" if package else ""
+        notes.append(f"dependencies as of {as_of}: pip installs only files uploaded before it{then}")
+    elif as_of:
+        notes.append(f"as_of {as_of} has no effect offline: local wheels carry no upload date")
+    return Plan("python", steps, env, tools, notes)
