@@ -15,7 +15,6 @@ from buildfixer.curate.filters import (
     Limits,
     Rejected,
     check_applies,
-    check_reproducible,
     check_size,
     difficulty,
     signature,
@@ -102,10 +101,22 @@ def test_signature_is_the_first_error_at_its_place():
     assert signature(BuildRecord("failure", "syntax", [{**error, "line": 4}])) != signature(same)
 
 
-def test_unpinnable_dependencies_reject_a_candidate():
-    check_reproducible([BuildRecord("success", None)])
-    with pytest.raises(Rejected, match="reproducible: com.example:lib:1.0-SNAPSHOT"):
-        check_reproducible([BuildRecord("success", None, unpinnable=["com.example:lib:1.0-SNAPSHOT"])])
+def test_jvm_states_with_undatable_versions_are_rejected_and_pinned_ones_kept(tmp_path, cache_dir):
+    from buildfixer.curate.pinning import pin_state
+
+    dependency = "<dependency><groupId>com.example</groupId><artifactId>lib</artifactId><version>%s</version>"
+    pom = (
+        "<project><modelVersion>4.0.0</modelVersion><groupId>g</groupId><artifactId>a</artifactId>"
+        "<version>1</version><dependencies>%s</dependency></dependencies></project>\n"
+    )
+    repo = Repo(tmp_path / "r")
+    fixed = repo.commit("pinned", {"pom.xml": pom % (dependency % "1.0")})
+    snapshot = repo.commit("snapshot", {"pom.xml": pom % (dependency % "1.1-SNAPSHOT")})
+    hist = History(mirror_of(repo.path, cache_dir))
+    assert pin_state(hist, str(repo.path), fixed, "2024-01-01T00:00:00Z", cache_dir) == fixed
+    with pytest.raises(Rejected) as rejected:
+        pin_state(hist, str(repo.path), snapshot, "2024-01-01T00:00:00Z", cache_dir)
+    assert rejected.value.filter == "reproducible" and "com.example:lib:1.1-SNAPSHOT" in rejected.value.reason
 
 
 def test_ranges_file(tmp_path):

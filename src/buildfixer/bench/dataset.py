@@ -67,6 +67,8 @@ class Instance(BaseModel):
         split: Dataset split, e.g. `test`.
         difficulty: Tier by lines changed (trivial 1-10, small 11-100, medium 101-1000, large
             above), or None when not given.
+        as_of: Build with unpinned dependencies resolved as of this ISO 8601 time (set by curation
+            to the failure's date, see BuildOptions.as_of), or None for today's.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -87,6 +89,7 @@ class Instance(BaseModel):
     created_at: str
     split: str = Field(default="test", min_length=1)
     difficulty: Literal["trivial", "small", "medium", "large"] | None = None
+    as_of: str | None = None
 
     @field_validator("build_command", mode="before")
     @classmethod
@@ -106,9 +109,11 @@ class Instance(BaseModel):
             raise ValueError("not a unified diff (no 'diff --git' or '+++' file header)")
         return value
 
-    @field_validator("created_at")
+    @field_validator("created_at", "as_of")
     @classmethod
-    def _is_iso(cls, value: str) -> str:
+    def _is_iso(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
         try:
             datetime.fromisoformat(value)
         except ValueError:
@@ -132,11 +137,13 @@ class Instance(BaseModel):
     def to_dict(self) -> dict[str, Any]:
         """The JSON object of the instance: every field, in the documented order.
 
-        An unset difficulty is left out, so older datasets keep their exact columns.
+        Unset optional extras (difficulty, as_of) are left out, so older datasets keep their
+        exact columns.
         """
         data = self.model_dump(mode="json")
-        if data["difficulty"] is None:
-            del data["difficulty"]
+        for extra in ("difficulty", "as_of"):
+            if data[extra] is None:
+                del data[extra]
         return data
 
     def is_remote(self) -> bool:

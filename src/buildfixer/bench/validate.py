@@ -98,6 +98,7 @@ def _options_for(instance: Instance, options: BuildOptions) -> BuildOptions:
         options,
         jdk=instance.jdk if instance.jdk is not None else options.jdk,
         tasks=list(instance.build_command) if instance.build_command else options.tasks,
+        as_of=instance.as_of if instance.as_of is not None else options.as_of,
         extra_env=dict(options.extra_env),
         state_dir=None,
     )

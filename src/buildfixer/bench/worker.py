@@ -65,6 +65,7 @@ def run_task(task: dict[str, Any]) -> dict[str, Any]:
         timeout_s=task["build_timeout_s"],
         tasks=_tasks(instance.get("build_command")),
         cache_dir=Path(task["cache_dir"]),
+        as_of=instance.get("as_of"),  # the world the instance was curated in
     )
     workspace = _workspace(task)
     _OWNER.append(options.owner_token(workspace.root))

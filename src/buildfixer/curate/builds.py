@@ -37,7 +37,6 @@ class BuildRecord:
         errors: The first parsed errors (contract form: file, line, column, message, category, tool).
         log: The cleaned, normalized log (empty on success).
         duration_s: Wall time of the build.
-        unpinnable: Dynamic dependencies that could not be pinned to the commit's date.
     """
 
     status: str
@@ -45,7 +44,6 @@ class BuildRecord:
     errors: list[dict[str, Any]] = field(default_factory=list)
     log: str = ""
     duration_s: float = 0.0
-    unpinnable: list[str] = field(default_factory=list)
 
     @property
     def verdict(self) -> str:
@@ -149,7 +147,11 @@ class StateBuilder:
     system: str
     as_of: bool = True
 
-    def key(self, sha: str, system: str) -> tuple[str, dict[str, Any]]:
+    def date_of(self, sha: str) -> str | None:
+        """The as-of date a commit builds with by default: its own date (None when not dating)."""
+        return self.history.commit(sha).date if self.as_of else None
+
+    def key(self, sha: str, system: str, as_of: str | None) -> tuple[str, dict[str, Any]]:
         """The cache key of a commit's build, and what it is made of."""
         commit = self.history.commit(sha)
         about = {
@@ -158,36 +160,43 @@ class StateBuilder:
             "tasks": self.options.tasks,
             "jdk": self.options.jdk,
             "toolchain": toolchain(system, self.options.jdk),
-            "as_of": commit.date if self.as_of else None,
+            "as_of": as_of,
             "offline": self.options.offline,
         }
         digest = hashlib.sha256(json.dumps(about, sort_keys=True).encode()).hexdigest()
         return digest, about
 
-    def build(self, sha: str, repeats: int = 1) -> list[BuildRecord]:
-        """At least `repeats` builds of a commit, building only those the cache does not have."""
+    def build(self, sha: str, repeats: int = 1, as_of: str | None = None) -> list[BuildRecord]:
+        """At least `repeats` builds of a commit, building only those the cache does not have.
+
+        Args:
+            sha: The commit (real or synthetic).
+            repeats: Builds wanted.
+            as_of: Resolve unpinned dependencies as of this date; default: the commit's own date
+                (nothing is dated when the builder's `as_of` is off).
+        """
         system = self.system
-        key, about = self.key(sha, system)
+        as_of = (as_of or self.date_of(sha)) if self.as_of else None
+        key, about = self.key(sha, system, as_of)
         with self.cache.lock(key):
             records = self.cache.get(key)
             if len(records) >= repeats:
                 self.cache.stats.hits += 1
                 return records[:repeats]
             self.cache.stats.builds += 1
-            for record in self._run(sha, system, repeats - len(records)):
+            for record in self._run(sha, system, repeats - len(records), as_of):
                 self.cache.add(key, record, about)
                 records.append(record)
         return records
 
-    def _run(self, sha: str, system: str, count: int) -> list[BuildRecord]:
+    def _run(self, sha: str, system: str, count: int, as_of: str | None) -> list[BuildRecord]:
         """Build a commit `count` times in one pooled workspace, resetting it in between."""
         from buildfixer.build.api import stop_daemons
         from buildfixer.logs.excerpt import log_excerpt
         from buildfixer.logs.result import build_and_analyze
 
         ws = Workspace.acquire(self.source, sha, cache_dir=self.options.cache_dir)
-        date = self.history.commit(sha).date if self.as_of else None
-        options = _with_as_of(replace(self.options, state_dir=None, log_path=None), date)
+        options = replace(self.options, state_dir=None, log_path=None, as_of=as_of)
         records = []
         try:
             for _ in range(count):
@@ -203,10 +212,3 @@ class StateBuilder:
             stop_daemons(ws.root, options)
             ws.release()
         return records
-
-
-def _with_as_of(options: BuildOptions, date: str | None) -> BuildOptions:
-    """The options with dependencies resolved as of `date`, where the build layer supports it."""
-    if date is not None and hasattr(options, "as_of"):
-        return replace(options, as_of=date)  # type: ignore[call-arg,unused-ignore]
-    return options

@@ -94,9 +94,9 @@ def check_applies(history: History, commit: str, patch: str) -> None:
         Path(index).unlink(missing_ok=True)
 
 
-def check_builds(builder: StateBuilder, sha: str, repeats: int) -> list[BuildRecord]:
+def check_builds(builder: StateBuilder, sha: str, repeats: int, as_of: str | None) -> list[BuildRecord]:
     """Rejected (builds_good) unless the state builds in every repeat."""
-    records = builder.build(sha, repeats)
+    records = builder.build(sha, repeats, as_of)
     failed = [r for r in records if r.status != "success"]
     if failed:
         first = failed[0]
@@ -105,22 +105,15 @@ def check_builds(builder: StateBuilder, sha: str, repeats: int) -> list[BuildRec
     return records
 
 
-def check_fails(builder: StateBuilder, sha: str, repeats: int) -> list[BuildRecord]:
+def check_fails(builder: StateBuilder, sha: str, repeats: int, as_of: str | None) -> list[BuildRecord]:
     """Rejected (fails_bad) unless the state fails in every repeat with one and the same category."""
-    records = builder.build(sha, repeats)
+    records = builder.build(sha, repeats, as_of)
     verdicts = {r.verdict for r in records}
     if any(r.status != "failure" for r in records):
         raise Rejected("fails_bad", f"builds as {', '.join(sorted(verdicts))}, not a failure every time")
     if len(verdicts) > 1:
         raise Rejected("fails_bad", f"flaky: {', '.join(sorted(verdicts))}")
     return records
-
-
-def check_reproducible(records: list[BuildRecord]) -> None:
-    """Rejected when a build could not pin what it resolves at build time to the commit's date."""
-    notes = [note for record in records for note in record.unpinnable]
-    if notes:
-        raise Rejected("reproducible", "; ".join(sorted(set(notes)))[:300])
 
 
 def signature(record: BuildRecord) -> str:
@@ -134,16 +127,17 @@ def signature(record: BuildRecord) -> str:
 
 
 def make_instance(
-    candidate: Candidate, bad: str, history: History, builder: StateBuilder, gold: str, failing: BuildRecord
-) -> dict[str, Any]:
-    """The instance's fields (repo is filled in when the dataset is written)."""
+    candidate: Candidate, states: tuple[str, str], builder: StateBuilder, gold: str, failing: BuildRecord,
+    as_of: str | None,
+) -> dict[str, Any]:  # fmt: skip
+    """The instance's fields; `states` are the failing and the fixed commit."""
     files, lines = patch_stats(gold)
-    commit = history.commit(candidate.commit)
+    commit = builder.history.commit(candidate.commit)
     return {
         "instance_id": candidate.key,
         "repo": "",
-        "base_commit": bad,
-        "fix_commit": candidate.good,
+        "base_commit": states[0],
+        "fix_commit": states[1],
         "gold_patch": gold,
         "origin": candidate.mode,
         "category": failing.category,
@@ -156,4 +150,5 @@ def make_instance(
         "difficulty": difficulty(lines),
         "created_at": commit.date,
         "split": "test",
+        "as_of": as_of,
     }

@@ -26,6 +26,7 @@ from buildfixer.curate.builds import BuildCache, StateBuilder
 from buildfixer.curate.candidates import Candidate
 from buildfixer.curate.filters import FILTERS, Limits, Outcome
 from buildfixer.curate.history import History
+from buildfixer.curate.pinning import JVM_SYSTEMS, pin_state
 from buildfixer.errors import BuildfixerError
 
 Progress = Callable[[str, int, int, "Outcome | None"], None]
@@ -110,26 +111,31 @@ def evaluate(candidate: Candidate, setup: Setup) -> Outcome:
     history = builder.history
     outcome = Outcome(candidate.key, candidate.mode, accepted=False)
     try:
-        bad = candidate.bad
+        # Both states build as of the failure's date: the world the developer (or model) saw.
+        as_of = builder.date_of(candidate.commit)
+        good, bad = candidate.good, candidate.bad
         if candidate.mode == "llm":
             parent = history.commit(candidate.commit).parents[0]
             filters.check_size(history.diff(parent, candidate.commit), setup.limits)
-            filters.check_builds(builder, candidate.good, setup.repeats)
+            filters.check_builds(builder, good, setup.repeats, as_of)
             bad = _reimplemented(candidate, setup, history)
         elif candidate.mode == "dependency":
             from buildfixer.curate.candidates import revert_build_files
 
             bad = revert_build_files(history, candidate.commit)
         assert bad is not None
-        gold = history.diff(bad, candidate.good)
+        if as_of and setup.system in JVM_SYSTEMS:
+            bad, good = (
+                pin_state(history, setup.source, s, as_of, setup.options.cache_dir) for s in (bad, good)
+            )
+        gold = history.diff(bad, good)
         filters.check_size(gold, setup.limits)
         filters.check_applies(history, bad, gold)
-        good_builds = filters.check_builds(builder, candidate.good, setup.repeats)
-        bad_builds = filters.check_fails(builder, bad, setup.repeats)
-        filters.check_reproducible(good_builds + bad_builds)
+        filters.check_builds(builder, good, setup.repeats, as_of)
+        bad_builds = filters.check_fails(builder, bad, setup.repeats, as_of)
         outcome.accepted = True
         outcome.signature = filters.signature(bad_builds[0])
-        instance = filters.make_instance(candidate, bad, history, builder, gold, bad_builds[0])
+        instance = filters.make_instance(candidate, (bad, good), builder, gold, bad_builds[0], as_of)
         instance["instance_id"] = f"{repo_name(setup.source)}-{candidate.key}"
         instance["repo"] = _bundle_rel(repo_name(setup.source))
         outcome.instance = instance

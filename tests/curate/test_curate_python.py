@@ -1,0 +1,108 @@
+"""Each curation mode on a Python repository finds exactly the planted instances and rejects the
+planted non-instances, each for the right filter; a second pass builds nothing."""
+
+import json
+from collections import Counter
+
+import pytest
+from python_repos import dependency_repo, human_repo, llm_repo
+
+from buildfixer.bench.dataset import load_dataset
+from buildfixer.bench.run import read_results
+from buildfixer.curate.filters import Limits
+from buildfixer.curate.pipeline import curate, state_path
+
+pytestmark = pytest.mark.slow
+
+
+def check(summary, out, planted, mode):
+    """The dataset holds the planted instances only; each planted non-instance fell to its filter."""
+    instances = {i.instance_id.rsplit("-", 1)[-1]: i for i in load_dataset(out)}
+    assert set(instances) == {sha[:12] for sha in planted["instances"]}
+    for sha, category in planted["instances"].items():
+        instance = instances[sha[:12]]
+        assert instance.origin == mode and instance.repo == f"repos/{planted['repo'].name}.bundle"
+        assert category is None or instance.category == category, instance.error_log[-500:]
+        assert (
+            instance.error_log
+            and instance.difficulty == "trivial"
+            and instance.created_at.startswith("2024-")
+        )
+    rows = {r["key"]: r for r in read_results(state_path(out))}
+    for sha, filter_name in planted["rejected"].items():
+        row = rows[f"{mode}-{sha[:12]}"]
+        if filter_name == "duplicate":  # passes every filter; dropped when the dataset is written
+            assert row["accepted"], row
+        else:
+            assert (row["accepted"], row["filter"]) == (False, filter_name), row
+    assert summary.rejected == dict(Counter(planted["rejected"].values()))
+    assert summary.accepted == len(planted["instances"])
+    assert summary.candidates == len(planted["instances"]) + len(planted["rejected"])
+
+
+def test_human_mode(tmp_path):
+    planted = human_repo(tmp_path / "calc", tmp_path)
+    out, cache = tmp_path / "data" / "human.jsonl", tmp_path / "builds"
+    summary = curate("human", planted["repo"], out, limits=Limits(max_lines=30), build_cache=cache, workers=2)
+    check(summary, out, planted, "human")
+    assert summary.commits_built > 0 and summary.instances_in_file == 2
+
+    # The dataset is usable as is: its bundle holds the commits, and the oracle fixes every instance.
+    from buildfixer.bench.run import RunConfig, run_benchmark
+
+    rows = run_benchmark([i.to_dict() for i in load_dataset(out)], out.parent, RunConfig("oracle", "none"),
+                         tmp_path / "run")  # fmt: skip
+    assert [r["resolved"] for r in rows] == [True, True]
+
+    # A second pass into a new dataset: every build comes from the cache, the result is the same.
+    again = curate("human", planted["repo"], tmp_path / "again.jsonl", limits=Limits(max_lines=30),
+                   build_cache=cache)  # fmt: skip
+    assert again.commits_built == 0 and again.hit_rate == 1.0
+    first = [json.loads(line) for line in out.read_text().splitlines()]
+    second = [json.loads(line) for line in (tmp_path / "again.jsonl").read_text().splitlines()]
+    assert [i["instance_id"] for i in first] == [i["instance_id"] for i in second]
+
+    # Rerunning into the same dataset resumes: nothing left to evaluate, nothing duplicated.
+    resumed = curate("human", planted["repo"], out, limits=Limits(max_lines=30), build_cache=cache)
+    assert resumed.evaluated == 0 and resumed.commits_built == 0
+    assert out.read_text() == "".join(json.dumps(i) + "\n" for i in first)
+
+
+def test_dependency_mode(tmp_path):
+    planted = dependency_repo(tmp_path / "calc")
+    out = tmp_path / "data" / "dependency.jsonl"
+    summary = curate("dependency", planted["repo"], out, build_cache=tmp_path / "builds", workers=2)
+    check(summary, out, planted, "dependency")
+    (instance,) = load_dataset(out)
+    assert "six" in instance.gold_patch and instance.files_changed == 1
+    assert instance.fix_commit in planted["instances"]
+
+
+def test_llm_mode_with_a_scripted_model(tmp_path):
+    planted = llm_repo(tmp_path / "calc")
+    commits = planted["commits"]
+    scripts = tmp_path / "scripts"
+    scripts.mkdir()
+    broken = "def add(a, b):\n    return a + b\n\n\ndef sub(a, b)\n    return a - b\n"
+    (scripts / f"llm-{commits['sub'][:12]}.json").write_text(json.dumps([
+        {"tool_calls": [{"name": "read_file", "arguments": {"path": "src/calc/__init__.py"}}]},
+        {"tool_calls": [{"name": "write_file",
+                         "arguments": {"path": "src/calc/__init__.py", "content": broken}}]},
+        {"content": "Added sub."},
+    ]))  # fmt: skip
+    (scripts / f"llm-{commits['mul'][:12]}.json").write_text(json.dumps([
+        {"tool_calls": [{"name": "replace", "arguments": {
+            "file_path": "src/calc/__init__.py", "old_string": "    return a - b\n",
+            "new_string": "    return a - b\n\n\ndef mul(a, b):\n    return a * b\n"}}]},
+        {"content": "Added mul."},
+    ]))  # fmt: skip
+    (scripts / "default.json").write_text(json.dumps([{"content": "Nothing to do."}]))
+    out = tmp_path / "data" / "llm.jsonl"
+    summary = curate("llm", planted["repo"], out, model=f"scripted:{scripts}", build_cache=tmp_path / "b")
+    check(summary, out, planted, "llm")
+    (instance,) = load_dataset(out)
+    assert "-def sub(a, b)\n+def sub(a, b):" in instance.gold_patch  # gold = the human commit's version
+    trajectory = json.loads(
+        (out.parent / "llm.jsonl.trajectories" / f"llm-{commits['sub'][:12]}.json").read_text()
+    )
+    assert trajectory["meta"]["commit"] == commits["sub"]
