@@ -145,3 +145,22 @@ def llm_repo(path: Path) -> dict:
         "instances": {commits["sub"]: "syntax"},
         "rejected": {commits["mul"]: "fails_bad", commits["neg"]: "model"},
     }
+
+
+def branches_repo(path: Path, count: int) -> dict:
+    """`count` merged branches, each a commit with a syntax error and then its fix: `count` instances."""
+    repo = Repo(path)
+    initial(repo)
+    code = ADD
+    broken = []
+    for n in range(count):
+        repo.branch(f"f{n}")
+        good = code + f"\n\ndef plus{n}(a):\n    return a + {n}\n"
+        broken.append(
+            repo.commit(f"Add plus{n}", {"src/calc/__init__.py": good.replace(f"plus{n}(a):", f"plus{n}(a)")})
+        )
+        repo.commit(f"Fix plus{n}", {"src/calc/__init__.py": good})
+        repo.checkout("main")
+        repo.merge(f"f{n}")
+        code = good
+    return {"repo": path, "instances": {sha: "syntax" for sha in broken}, "rejected": {}}

@@ -1,9 +1,18 @@
 """`buildfixer curate` refuses bad input before building anything: one line on stderr, exit 2."""
 
+import json
+import os
+import signal
 import subprocess
 import sys
+import time
 
+import pytest
 from gitrepo import Repo
+from python_repos import branches_repo
+
+from buildfixer.bench.dataset import load_dataset
+from buildfixer.bench.run import read_results
 
 CLI = [sys.executable, "-m", "buildfixer", "curate"]
 
@@ -40,3 +49,32 @@ def test_bad_usage_is_refused(tmp_path):
 
 def test_split_refuses_bad_shares_and_a_missing_dataset(tmp_path):
     assert_refused(run("split", str(tmp_path / "none.jsonl"), "--out", str(tmp_path / "s")), "none.jsonl")
+
+
+@pytest.mark.slow
+def test_kill_9_then_rerun_gives_the_dataset_of_an_uninterrupted_run(tmp_path):
+    planted = branches_repo(tmp_path / "calc", 4)
+    common = ["human", str(planted["repo"]), "--no-as-of", "--workers", "1"]
+    whole = run(*common, "--out", str(tmp_path / "whole.jsonl"), "--build-cache", str(tmp_path / "b1"))
+    assert whole.returncode == 0, whole.stderr
+
+    out = tmp_path / "killed.jsonl"
+    args = [*CLI, *common, "--out", str(out), "--build-cache", str(tmp_path / "b2")]
+    proc = subprocess.Popen(
+        args, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    state = tmp_path / "killed.jsonl.state.jsonl"
+    deadline = time.time() + 300
+    while time.time() < deadline and len(read_results(state)) < 1:
+        time.sleep(0.1)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert 1 <= len(read_results(state)) < 4 and not out.exists()
+    again = run(*common, "--out", str(out), "--build-cache", str(tmp_path / "b2"), "--json")
+    assert again.returncode == 0, again.stderr
+    summary = json.loads(again.stdout)
+    assert summary["evaluated"] < 4  # the outcomes written before the kill were kept
+    keys = [json.loads(line)["key"] for line in state.read_text().splitlines()]
+    assert len(keys) == len(set(keys)) == 4
+    assert out.read_text() == (tmp_path / "whole.jsonl").read_text()
+    assert len(load_dataset(out)) == 4

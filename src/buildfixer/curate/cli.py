@@ -50,6 +50,9 @@ def _mode_command(mode: str) -> Callable[..., None]:
         max_files: Annotated[int, typer.Option(help="Largest fix kept: files.")] = 50,
         max_lines: Annotated[int, typer.Option(help="Largest fix kept: lines changed.")] = 2000,
         jdk: Annotated[int | None, typer.Option(help="JDK to build with.")] = None,
+        system: Annotated[
+            str | None, typer.Option(help="gradle, maven, python or npm (default: detected).")
+        ] = None,
         build_command: Annotated[str | None, typer.Option(help="Tasks/goals/scripts to build.")] = None,
         timeout: Annotated[float, typer.Option(help="Limit of one build, in seconds.")] = 900.0,
         as_of: Annotated[
@@ -82,6 +85,8 @@ def _run_mode(mode: str, args: dict[str, Any]) -> None:
         raise BuildfixerError(f"--model is for the llm mode; the {mode} mode uses no model")
     if args["ranges"] and mode != "human":
         raise BuildfixerError("--ranges is for the human mode")
+    if args["system"] not in (None, "gradle", "maven", "python", "npm"):
+        raise BuildfixerError(f"unknown build system {args['system']!r} (gradle, maven, python or npm)")
     if args["repeats"] < 1 or (args["workers"] is not None and args["workers"] < 1):
         raise BuildfixerError("--repeats and --workers must be at least 1")
     if mode == "llm" and args["model"]:
@@ -108,6 +113,7 @@ def _run_mode(mode: str, args: dict[str, Any]) -> None:
         "ranges": read_ranges(args["ranges"]) if args["ranges"] else None, "repeats": args["repeats"],
         "limits": Limits(args["max_files"], args["max_lines"]), "as_of": args["as_of"],
         "workers": args["workers"], "backend": args["backend"], "build_cache": args["build_cache"],
+        "system": args["system"],
     }  # fmt: skip
     summary = curate_with_progress(curate, mode, args["repo"], args["out"], kwargs)
     if args["as_json"]:

@@ -179,6 +179,7 @@ def curate(
     workers: int | None = None,
     backend: str = "local",
     build_cache: Path | None = None,
+    system: str | None = None,
     progress: Progress | None = None,
 ) -> Summary:
     """Mine instances of one mode from a repository into the dataset `out` (resumable).
@@ -199,6 +200,8 @@ def curate(
         workers: Candidates evaluated at once.
         backend: local or ray.
         build_cache: Where build results are kept (default: `curate-builds` in the cache).
+        system: Build system to use (a repository with both a pom.xml and a build.gradle);
+            detected at `rev` when None.
         progress: Called with (stage, done, total, outcome) as work finishes.
 
     Raises:
@@ -217,8 +220,9 @@ def curate(
     mirror = mirror_of(normalized, options.cache_dir, refresh=True)
     history = History(mirror)
     tip = history.resolve(rev)
+    system = system or _system_at(normalized, tip, options)
     setup = Setup(
-        normalized, mirror, _system_at(normalized, tip, options), options, limits or Limits(), repeats,
+        normalized, mirror, system, options, limits or Limits(), repeats,
         as_of, model, notes, trajectories=out.with_name(out.name + ".trajectories"), build_cache=build_cache,
     )  # fmt: skip
     summary = Summary(mode, repo_name(normalized))
