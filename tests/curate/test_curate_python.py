@@ -45,7 +45,7 @@ def test_human_mode(tmp_path):
     out, cache = tmp_path / "data" / "human.jsonl", tmp_path / "builds"
     summary = curate("human", planted["repo"], out, limits=Limits(max_lines=30), build_cache=cache, workers=2)
     check(summary, out, planted, "human")
-    assert summary.commits_built > 0 and summary.instances_in_file == 2
+    assert summary.states_built > 0 and summary.instances_in_file == 2
 
     # The dataset is usable as is: its bundle holds the commits, and the oracle fixes every instance.
     from buildfixer.bench.run import RunConfig, run_benchmark
@@ -57,14 +57,14 @@ def test_human_mode(tmp_path):
     # A second pass into a new dataset: every build comes from the cache, the result is the same.
     again = curate("human", planted["repo"], tmp_path / "again.jsonl", limits=Limits(max_lines=30),
                    build_cache=cache)  # fmt: skip
-    assert again.commits_built == 0 and again.hit_rate == 1.0
+    assert again.states_built == 0 and again.hit_rate == 1.0
     first = [json.loads(line) for line in out.read_text().splitlines()]
     second = [json.loads(line) for line in (tmp_path / "again.jsonl").read_text().splitlines()]
     assert [i["instance_id"] for i in first] == [i["instance_id"] for i in second]
 
     # Rerunning into the same dataset resumes: nothing left to evaluate, nothing duplicated.
     resumed = curate("human", planted["repo"], out, limits=Limits(max_lines=30), build_cache=cache)
-    assert resumed.evaluated == 0 and resumed.commits_built == 0
+    assert resumed.evaluated == 0 and resumed.states_built == 0
     assert out.read_text() == "".join(json.dumps(i) + "\n" for i in first)
 
 

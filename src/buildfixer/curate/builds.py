@@ -53,16 +53,15 @@ class BuildRecord:
 
 @dataclass
 class CacheStats:
-    """Build requests served from the cache vs builds run."""
+    """Build requests of one builder.
+
+    `hits` were answered by the cache, `misses` were not (a state built), and `builds` counts the
+    builds run for the misses, repeats included.
+    """
 
     hits: int = 0
+    misses: int = 0
     builds: int = 0
-
-    @property
-    def hit_rate(self) -> float:
-        """Share of build requests that needed no build."""
-        asked = self.hits + self.builds
-        return self.hits / asked if asked else 0.0
 
 
 @functools.cache
@@ -183,7 +182,8 @@ class StateBuilder:
             if len(records) >= repeats:
                 self.cache.stats.hits += 1
                 return records[:repeats]
-            self.cache.stats.builds += 1
+            self.cache.stats.misses += 1
+            self.cache.stats.builds += repeats - len(records)
             for record in self._run(sha, system, repeats - len(records), as_of):
                 self.cache.add(key, record, about)
                 records.append(record)

@@ -123,7 +123,7 @@ def _run_mode(mode: str, args: dict[str, Any]) -> None:
     typer.echo(
         f"{summary.accepted} new instance(s) from {summary.candidates} candidate(s) "
         f"({summary.evaluated} evaluated now); rejected: {rejected}\n"
-        f"{summary.commits_built} build(s) run, {summary.cache_hits} from the cache "
+        f"{summary.states_built} build(s) run, {summary.cache_hits} from the cache "
         f"(hit rate {summary.hit_rate:.0%}), {summary.duration_s:.0f} s; "
         f"{summary.instances_in_file} instance(s) in {args['out']}"
     )

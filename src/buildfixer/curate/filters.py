@@ -62,8 +62,7 @@ class Outcome:
     reason: str = ""
     signature: str | None = None
     instance: dict[str, Any] | None = None
-    builds: int = 0  # builds run for it (not served from the cache)
-    extra: dict[str, Any] = field(default_factory=dict)
+    stats: dict[str, int] = field(default_factory=dict)  # its build requests (CacheStats)
 
 
 def check_size(patch: str, limits: Limits) -> tuple[int, int]:

@@ -80,16 +80,23 @@ class Summary:
     evaluated: int = 0  # candidates run through the filters in this run (others were resumed)
     accepted: int = 0
     rejected: dict[str, int] = field(default_factory=dict)
-    commits_built: int = 0  # states built in this run (not served from the cache)
-    cache_hits: int = 0
+    states_built: int = 0  # commits (real or synthetic) built in this run, not served by the cache
+    builds_run: int = 0  # their builds, repeats included
+    cache_hits: int = 0  # build requests the cache answered
     duration_s: float = 0.0
     instances_in_file: int = 0
 
     @property
     def hit_rate(self) -> float:
         """Share of build requests the cache answered."""
-        asked = self.cache_hits + self.commits_built
+        asked = self.cache_hits + self.states_built
         return self.cache_hits / asked if asked else 0.0
+
+    def count(self, stats: dict[str, int]) -> None:
+        """Add one job's build requests (a CacheStats as a dict)."""
+        self.states_built += stats.get("misses", 0)
+        self.builds_run += stats.get("builds", 0)
+        self.cache_hits += stats.get("hits", 0)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form, with the hit rate."""
@@ -143,7 +150,7 @@ def evaluate(candidate: Candidate, setup: Setup) -> Outcome:
         outcome.filter, outcome.reason = exc.filter, exc.reason
     except BuildfixerError as exc:  # a broken commit (unreadable tree, checkout failure)
         outcome.filter, outcome.reason = "error", str(exc)
-    outcome.builds, outcome.extra["hits"] = builder.cache.stats.builds, builder.cache.stats.hits
+    outcome.stats = asdict(builder.cache.stats)
     return outcome
 
 
@@ -253,10 +260,10 @@ def _system_at(source: str, sha: str, options: BuildOptions) -> str:
         ws.release()
 
 
-def _builds_once(sha: str, setup: Setup) -> tuple[str, bool, int, int]:
+def _builds_once(sha: str, setup: Setup) -> tuple[str, bool, dict[str, int]]:
     builder = setup.builder()
     ok = builder.build(sha, 1)[0].status == "success"
-    return sha, ok, builder.cache.stats.builds, builder.cache.stats.hits
+    return sha, ok, asdict(builder.cache.stats)
 
 
 def _build_all(
@@ -267,12 +274,9 @@ def _build_all(
     from buildfixer.bench.executor import execute
 
     result: dict[str, bool] = {}
-    for sha, ok, built, hits in execute(
-        functools.partial(_builds_once, setup=setup), commits, workers, backend
-    ):
+    for sha, ok, stats in execute(functools.partial(_builds_once, setup=setup), commits, workers, backend):
         result[sha] = ok
-        summary.commits_built += built
-        summary.cache_hits += hits
+        summary.count(stats)
         if progress:
             progress("build", len(result), len(commits), None)
     return result
@@ -310,8 +314,7 @@ def run_filters(
         writer.append(row)
         finished += 1
         summary.evaluated += 1
-        summary.commits_built += outcome.builds
-        summary.cache_hits += outcome.extra.get("hits", 0)
+        summary.count(outcome.stats)
         if progress:
             progress("filter", finished, len(candidates), outcome)
 
