@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import base64
+import ensurepip
 import json
+import logging
 import threading
 import urllib.error
 import urllib.parse
 import urllib.request
+import zipfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
@@ -15,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from buildfixer.build import npm, python
+from buildfixer.build import dated_index, npm, python
 from buildfixer.build.api import run_build
 from buildfixer.build.asof import (
     choose,
@@ -26,7 +30,7 @@ from buildfixer.build.asof import (
     published_versions,
 )
 from buildfixer.build.options import BuildOptions
-from buildfixer.build.registry import NPM_REGISTRY, PYPI, version_key
+from buildfixer.build.registry import NPM_REGISTRY, version_key
 from buildfixer.errors import BuildfixerError
 
 UNREACHABLE = "http://unreachable.invalid/maven2"  # .invalid never resolves (RFC 2606)
@@ -40,11 +44,18 @@ def utc(text: str) -> datetime:
 
 
 @contextmanager
-def serve(answer: Callable[[str], tuple[int, str, bytes]]) -> Iterator[str]:
-    """An HTTP server on a free local port; `answer(path)` gives (status, content type, body)."""
+def serve(
+    answer: Callable[[str], tuple[int, str, bytes]], seen: list[dict[str, str]] | None = None
+) -> Iterator[str]:
+    """An HTTP server on a free local port; `answer(path)` gives (status, content type, body).
+
+    The headers of every request go to `seen` when given.
+    """
 
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:
+            if seen is not None:
+                seen.append({"path": self.path, **self.headers})
             status, content_type, body = answer(self.path)
             self.send_response(status)
             self.send_header("Content-Type", content_type)
@@ -383,25 +394,29 @@ def python_project(root: Path) -> Path:
 def test_python_plan_of_a_date(tmp_path: Path) -> None:
     project = python_project(tmp_path / "p")
     plan = python.plan(project, plan_options(tmp_path, as_of="2022-06-01"), None)
-    installs = [s.argv[s.argv.index("install") + 1 :] for s in plan.steps if "install" in s.argv]
+    installs = [s for s in plan.steps if "install" in s.argv]
     flags = ["--disable-pip-version-check", "--progress-bar", "off"]
-    dated = [*flags, "--uploaded-prior-to", "2022-06-01T00:00:00Z"]
-    assert installs == [
-        [*flags, f"pip=={python.DATED_PIP}"],  # pip itself is today's
-        [*dated, "-r", "requirements-dev.txt"],
+    url = installs[0].argv[installs[0].argv.index("--index-url") + 1]
+    assert url.startswith("http://127.0.0.1:") and url.endswith("/20220601T000000Z/simple/")
+    dated = [*flags, "--index-url", url]
+    assert [s.argv[s.argv.index("install") + 1 :] for s in installs] == [
+        [*dated, "-r", "requirements-dev.txt"],  # no pip upgrade: the venv's own pip will do
         [*dated, ".", "pytest"],
-        [*flags, "--no-deps", "-e", "."],  # editable, by today's build backend
+        [*flags, "--no-deps", "-e", "."],  # editable, by today's build backend, from today's index
     ]
-    assert plan.tools["pip"] == python.DATED_PIP
+    quiet = {"PIP_FIND_LINKS": "", "PIP_EXTRA_INDEX_URL": ""}  # empty: pip ignores the variables
+    assert [{k: s.env[k] for k in quiet if k in s.env} for s in installs] == [quiet, quiet, {}]
+    assert all("127.0.0.1" in s.env["no_proxy"].split(",") for s in installs[:2])
+    assert "pip" not in plan.tools
     assert plan.notes == [
-        "dependencies as of 2022-06-01T00:00:00Z: pip installs only files uploaded before it, "
-        "then the project editable with today's build backend"
+        "dependencies as of 2022-06-01T00:00:00Z: pip sees only files uploaded before it, through a "
+        "local index, without find-links, then the project editable with today's build backend"
     ]
     today = python.plan(project, plan_options(tmp_path), None)
-    assert not any("--uploaded-prior-to" in s.argv or "pip==" in " ".join(s.argv) for s in today.steps)
+    assert not any("--index-url" in s.argv or s.env for s in today.steps)
     assert today.notes == [] and "pip" not in today.tools
     offline = python.plan(project, plan_options(tmp_path, as_of="2022-06-01", offline=True), None)
-    assert not any("--uploaded-prior-to" in s.argv for s in offline.steps)
+    assert not any("--index-url" in s.argv or s.env for s in offline.steps)
     assert "no effect offline" in offline.notes[0]
     with pytest.raises(BuildfixerError, match="ISO 8601"):
         python.plan(project, plan_options(tmp_path, as_of="June 2022"), None)
@@ -436,56 +451,183 @@ def test_warm_state_keys_differ_by_date(tmp_path: Path) -> None:
     assert keys("2021-01-01") == first  # the same moment, however written
 
 
-# --- real builds ------------------------------------------------------------------------------
+# --- the dated index -------------------------------------------------------------------------
 
-
-def pypi_serves_upload_times() -> bool:
-    """Whether PyPI's simple API gives upload times (PEP 691 JSON), which pip's date filter needs."""
-    request = urllib.request.Request(
-        "https://pypi.org/simple/pip/", headers={"Accept": "application/vnd.pypi.simple.v1+json"}
-    )
-    try:
-        with urllib.request.urlopen(request, timeout=60) as response:
-            return "json" in response.headers.get("Content-Type", "") and b'"upload-time"' in response.read()
-    except OSError:
-        return False
-
-
-def json_index(path: str) -> tuple[int, str, bytes]:
-    """A PEP 691 simple page made from PyPI's JSON API, which carries every file's upload time."""
-    parts = [p for p in urllib.parse.urlsplit(path).path.split("/") if p]
-    if len(parts) != 2 or parts[0] != "simple":
-        return 404, "text/plain", b""
-    url = f"{PYPI}/{parts[1]}/json"
-    try:
-        with urllib.request.urlopen(url, timeout=120) as response:
-            data = json.load(response)
-    except urllib.error.HTTPError as exc:
-        return exc.code, "text/plain", b""
-    files = [
+PIP_ACCEPT = (  # what pip 23.2 sends
+    "application/vnd.pypi.simple.v1+json, application/vnd.pypi.simple.v1+html; q=0.1, text/html; q=0.01"
+)
+# A mirror's page: upload times as HTML attributes, relative and absolute hrefs, one file without time.
+HTML_PAGE = """<!DOCTYPE html><html><body><h1>Links for demo</h1>
+<a href="../../files/demo-1.0.tar.gz#sha256=aa" data-requires-python="&gt;=3.6"
+   data-upload-time="2020-01-01T10:00:00.123456Z">demo-1.0.tar.gz</a><br/>
+<a href="https://files.example/demo-1.1-py3-none-any.whl#sha256=bb" data-yanked="broken"
+   data-dist-info-metadata="sha256=cc"
+   data-upload-time="2021-06-01T00:00:00Z">demo-1.1-py3-none-any.whl</a><br/>
+<a href="/files/demo-1.2.tar.gz#sha256=dd">demo-1.2.tar.gz</a><br/>
+<a href="https://files.example/demo-2.0.tar.gz#sha256=ee"
+   data-upload-time="2023-03-01T00:00:00Z">demo-2.0.tar.gz</a>
+</body></html>
+"""
+# PyPI's own format (PEP 691 with PEP 700's upload-time).
+JSON_PAGE = {
+    "meta": {"api-version": "1.1"},
+    "name": "jay",
+    "files": [
+        {"filename": "jay-0.9.tar.gz", "url": "../../files/jay-0.9.tar.gz", "hashes": {}},
         {
-            "filename": f["filename"],
-            "url": urllib.parse.urljoin(url, f["url"]),
-            "hashes": {"sha256": f["digests"]["sha256"]},
-            "requires-python": f.get("requires_python"),
-            "yanked": (f.get("yanked_reason") or True) if f.get("yanked") else False,
-            "upload-time": f["upload_time_iso_8601"],
-        }
-        for files in data["releases"].values()
-        for f in files
+            "filename": "jay-1.0-py3-none-any.whl",
+            "url": "../../files/jay-1.0-py3-none-any.whl",
+            "hashes": {"sha256": "11"},
+            "requires-python": ">=3.7",
+            "core-metadata": {"sha256": "22"},
+            "upload-time": "2019-05-05T05:05:05.000000Z",
+        },
+        {
+            "filename": "jay-2.0.tar.gz",
+            "url": "https://files.example/jay-2.0.tar.gz",
+            "hashes": {"sha256": "33"},
+            "yanked": True,
+            "upload-time": "2024-02-02T02:02:02.000000Z",
+        },
+    ],
+}
+
+
+def simple_upstream(path: str) -> tuple[int, str, bytes]:
+    """An upstream index: demo as HTML, jay as JSON, bare without any upload time, broken with 500."""
+    if path == "/simple/demo/":
+        return 200, "text/html", HTML_PAGE.encode()
+    if path == "/simple/jay/":
+        return 200, "application/vnd.pypi.simple.v1+json", json.dumps(JSON_PAGE).encode()
+    if path == "/simple/bare/":
+        return 200, "text/html", b'<a href="/files/bare-1.0.tar.gz#sha256=ff">bare-1.0.tar.gz</a>'
+    if path == "/simple/broken/":
+        return 500, "text/plain", b"oops"
+    return 404, "text/plain", b"not found"
+
+
+def get(url: str, accept: str | None = PIP_ACCEPT) -> tuple[int, str, bytes]:
+    request = urllib.request.Request(url, headers={"Accept": accept} if accept is not None else {})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status, response.headers["Content-Type"], response.read()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.headers["Content-Type"], exc.read()
+
+
+def files_of(url: str) -> list[dict[str, object]]:
+    status, content_type, body = get(url)
+    assert (status, content_type) == (200, "application/vnd.pypi.simple.v1+json"), body
+    return list(json.loads(body)["files"])
+
+
+def test_dated_index_filters_an_html_page(tmp_path: Path) -> None:
+    seen: list[dict[str, str]] = []
+    with serve(simple_upstream, seen) as base:
+        index = dated_index.index_url("2022-01-01", tmp_path / "cache", f"{base}/simple")
+        assert index.startswith("http://127.0.0.1:") and index.endswith("/20220101T000000Z/simple/")
+        old, yanked = files_of(index + "demo/")  # not 1.2 (no upload time), not 2.0 (2023)
+    assert old == {
+        "filename": "demo-1.0.tar.gz",
+        "url": f"{base}/files/demo-1.0.tar.gz",  # absolute: downloads go to the upstream's host
+        "hashes": {"sha256": "aa"},
+        "requires-python": ">=3.6",
+        "yanked": False,
+        "upload-time": "2020-01-01T10:00:00.123456Z",
+    }
+    assert (yanked["yanked"], yanked["core-metadata"]) == ("broken", {"sha256": "cc"})
+    # JSON first: some mirrors add upload times to their HTML only when asked so.
+    assert seen[0]["Accept"] == "application/vnd.pypi.simple.v1+json, text/html;q=0.1"
+    # The upstream is gone: other past cut-offs and spellings of the name come from the cache.
+    later = dated_index.index_url("2024-01-01", tmp_path / "cache", f"{base}/simple")
+    assert [f["filename"] for f in files_of(later + "Demo/")] == [
+        "demo-1.0.tar.gz",
+        "demo-1.1-py3-none-any.whl",
+        "demo-2.0.tar.gz",
     ]
-    body = {"meta": {"api-version": "1.1"}, "name": parts[1], "files": files}
-    return 200, "application/vnd.pypi.simple.v1+json", json.dumps(body).encode()
+    assert len(seen) == 1
+    status, content_type, body = get(index + "demo/", accept="text/html")
+    page = body.decode()
+    assert (status, content_type) == (200, "text/html; charset=utf-8")
+    assert f'<a href="{base}/files/demo-1.0.tar.gz#sha256=aa" data-requires-python="&gt;=3.6"' in page
+    assert 'data-yanked="broken" data-core-metadata="sha256=cc" data-dist-info-metadata="sha256=cc"' in page
+    assert "demo-1.2" not in page and "demo-2.0" not in page
 
 
-@contextmanager
-def index_with_upload_times() -> Iterator[dict[str, str]]:
-    """Environment for pip: PyPI itself when it serves upload times, else a local PEP 691 index."""
-    if pypi_serves_upload_times():
-        yield {}
-        return
-    with serve(json_index) as base:
-        yield {"PIP_INDEX_URL": f"{base}/simple/"}
+def test_dated_index_filters_a_json_page(tmp_path: Path) -> None:
+    with serve(simple_upstream) as base:
+        index = dated_index.index_url("2025-01-01T12:00:00+02:00", tmp_path / "cache", f"{base}/simple/")
+        assert "/20250101T100000Z/" in index
+        files = files_of(index + "jay/")
+        page = get(index + "jay/", accept=None)[2].decode()
+    assert [(f["filename"], f["url"], f["yanked"]) for f in files] == [
+        ("jay-1.0-py3-none-any.whl", f"{base}/files/jay-1.0-py3-none-any.whl", False),
+        ("jay-2.0.tar.gz", "https://files.example/jay-2.0.tar.gz", True),
+    ]
+    assert (files[0]["requires-python"], files[0]["upload-time"]) == (">=3.7", "2019-05-05T05:05:05.000000Z")
+    assert f'href="{base}/files/jay-1.0-py3-none-any.whl#sha256=11" data-requires-python="&gt;=3.7"' in page
+    assert 'data-dist-info-metadata="sha256=22"' in page
+    assert '<a href="https://files.example/jay-2.0.tar.gz#sha256=33" data-yanked=""' in page
+
+
+def test_a_page_without_upload_times_gives_nothing(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    with serve(simple_upstream) as base, caplog.at_level(logging.WARNING):
+        index = dated_index.index_url("2030-01-01", tmp_path / "cache", f"{base}/simple/")
+        assert files_of(index + "bare/") == []  # pip then finds no versions, never today's files
+    assert "the upstream page of bare gives no upload times" in caplog.text
+
+
+@pytest.mark.parametrize(
+    ("accept", "json_wanted"),
+    [
+        (PIP_ACCEPT, True),
+        ("application/vnd.pypi.simple.latest+json", True),
+        (None, False),
+        ("*/*", False),
+        ("text/html", False),
+        ("application/vnd.pypi.simple.v1+html, application/vnd.pypi.simple.v1+json;q=0.5", False),
+        ("application/vnd.pypi.simple.v1+json;q=0", False),
+    ],
+)
+def test_dated_index_answers_in_the_format_asked(
+    tmp_path: Path, accept: str | None, json_wanted: bool
+) -> None:
+    with serve(simple_upstream) as base:
+        index = dated_index.index_url("2030-01-01", tmp_path / "cache", f"{base}/simple/")
+        status, content_type, _ = get(index + "demo/", accept)
+    assert status == 200
+    assert content_type == (
+        "application/vnd.pypi.simple.v1+json" if json_wanted else "text/html; charset=utf-8"
+    )
+
+
+def test_dated_index_upstream_errors_credentials_and_cache(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    seen: list[dict[str, str]] = []
+    with serve(simple_upstream, seen) as base, caplog.at_level(logging.DEBUG):
+        with_login = base.replace("http://", "http://alice:s%40cret@")
+        upstream = f"{with_login}/simple/"
+        index = dated_index.index_url("2022-01-01", tmp_path / "cache", upstream)
+        urls = [f["url"] for f in files_of(index + "demo/")]
+        broken = get(index + "broken/")
+        assert get(index + "missing/")[0] == 404  # pip reads a 404 as "no such project"
+        assert get(index + "..%2F..%2Fetc/")[0] == 404
+        assert get(index)[0] == 404  # the project list: pip does not need it
+    assert seen[0]["Authorization"] == "Basic " + base64.b64encode(b"alice:s@cret").decode()
+    # pip knows the credentials only for our index: files on the upstream's host carry them.
+    assert urls == [f"{with_login}/files/demo-1.0.tar.gz", "https://files.example/demo-1.1-py3-none-any.whl"]
+    assert broken[0] == 502 and b"HTTP 500" in broken[2]
+    assert "cret" not in index + broken[2].decode() + caplog.text
+    # The upstream is gone: the cached page still serves the same cut-off...
+    assert len(files_of(index + "demo/")) == 2
+    # ...but not a cut-off after it was read, which may lack later uploads.
+    future = dated_index.index_url("2999-01-01", tmp_path / "cache", upstream)
+    status, _, body = get(future + "demo/")
+    assert status == 502 and b"127.0.0.1" in body
+
+
+# --- real builds ------------------------------------------------------------------------------
 
 
 def site_packages(state: Path) -> dict[str, str]:
@@ -494,13 +636,29 @@ def site_packages(state: Path) -> dict[str, str]:
     return dict(info.name.removesuffix(".dist-info").rsplit("-", 1) for info in infos)  # type: ignore[misc]
 
 
+def fake_wheel(directory: Path, name: str, version: str) -> Path:
+    """A minimal installable wheel: what a find-links directory could offer regardless of dates."""
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"{name}-{version}-py3-none-any.whl"
+    info = f"{name}-{version}.dist-info"
+    with zipfile.ZipFile(path, "w") as wheel:
+        wheel.writestr(f"{name}/__init__.py", f"__version__ = {version!r}\n")
+        wheel.writestr(f"{info}/METADATA", f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n")
+        wheel.writestr(f"{info}/WHEEL", "Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n")
+        wheel.writestr(f"{info}/RECORD", "")
+    return path
+
+
 @pytest.mark.slow
 def test_python_build_installs_the_dependencies_of_its_date(tmp_path: Path) -> None:
     project = tmp_path / "p"
     (project / "tests").mkdir(parents=True)
+    # setup.py notes which setuptools runs it: the dated one in pip's build isolation, then today's.
     (project / "setup.py").write_text(
-        "from setuptools import setup\n"
-        "setup(name='p', version='1.0', py_modules=['p'], install_requires=['packaging'])\n"
+        "import os, setuptools\n"
+        "with open(os.environ['SETUPTOOLS_SEEN'], 'a') as seen:\n"
+        "    seen.write(setuptools.__version__ + '\\n')\n"
+        "setuptools.setup(name='p', version='1.0', py_modules=['p'], install_requires=['packaging'])\n"
     )
     (project / "p.py").write_text("import packaging\n")
     # The project's own tests see the dated packaging, through the dated pytest.
@@ -508,25 +666,33 @@ def test_python_build_installs_the_dependencies_of_its_date(tmp_path: Path) -> N
         "import os\nimport packaging\n\n\ndef test_version():\n"
         "    assert packaging.__version__ == os.environ.get('EXPECTED', packaging.__version__)\n"
     )
-    state = tmp_path / "state"
-    with index_with_upload_times() as env:
-        options = BuildOptions(
-            state_dir=state, as_of="2022-06-01T00:00:00Z", extra_env={**env, "EXPECTED": "21.3"}
-        )
-        result = run_build(project, options)
-    assert result.status == "success", Path(result.log_path).read_text()[-3000:]
+    state, seen = tmp_path / "state", tmp_path / "setuptools-seen"
+    # A find-links directory with a newer pytest than any: dated installs must not see it (the
+    # undated editable install does, and needs nothing from it).
+    wheels = fake_wheel(tmp_path / "wheels", "pytest", "99.0").parent
+    env = {"PIP_FIND_LINKS": str(wheels), "SETUPTOOLS_SEEN": str(seen), "EXPECTED": "21.3"}
+    result = run_build(project, BuildOptions(state_dir=state, as_of="2022-06-01T00:00:00Z", extra_env=env))
+    log = Path(result.log_path).read_text()
+    assert result.status == "success", log[-3000:]
     installed = site_packages(state)
-    # packaging 22.0 came out in 2022-12, pytest 7.1.3 in 2022-09.
+    # packaging 22.0 came out in 2022-12, pytest 7.1.3 in 2022-09; pip stays the venv's own.
     assert (installed["packaging"], installed["pytest"], installed["pip"]) == (
         "21.3",
         "7.1.2",
-        python.DATED_PIP,
+        ensurepip.version(),
     )
+    _, dated_install, editable = log.split("\n$ ")[:3]
+    assert dated_install.startswith("PIP_FIND_LINKS= PIP_EXTRA_INDEX_URL= ")
+    assert "/20220601T000000Z/simple/" in dated_install and "Looking in links" not in dated_install
+    assert f"Looking in links: {wheels}" in editable
+    # setuptools 62.3.3 came out on 2022-06-07, 64 (the first with PEP 660 editables) in 2022-08.
+    versions = seen.read_text().split()
+    assert versions[0] == "62.3.2" and version_key(versions[-1]) >= version_key("64"), versions
     (info,) = (state / "venv" / "lib").glob("python*/site-packages/p-1.0.dist-info")
     assert json.loads((info / "direct_url.json").read_text())["dir_info"] == {"editable": True}
     assert "dependencies as of 2022-06-01T00:00:00Z" in result.environment["notes"]
     # Today, in the same state directory: the dated venv is not reused.
-    today = run_build(project, BuildOptions(state_dir=state))
+    today = run_build(project, BuildOptions(state_dir=state, extra_env={"SETUPTOOLS_SEEN": str(seen)}))
     assert today.status == "success", Path(today.log_path).read_text()[-3000:]
     assert version_key(site_packages(state)["packaging"]) > version_key("21.3")
 

@@ -12,7 +12,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from buildfixer.build import poetry
+from buildfixer.build import dated_index, poetry
 from buildfixer.build.jdk import Jdk
 from buildfixer.build.options import BuildOptions
 from buildfixer.build.plan import Plan, files_digest, stamp_matches
@@ -26,9 +26,6 @@ _TEST_EXTRAS = ("test", "tests", "testing", "dev")
 _TOX_FACTOR = re.compile(r"^[\w{},.!-]+:\s")
 # Never byte-compile these: environments, outputs, VCS and tool caches.
 _COMPILE_EXCLUDE = r"(^|/)(\.[^/]+|venv|env|build|dist|node_modules|__pycache__)(/|$)"
-# The pip a dated build (BuildOptions.as_of) upgrades its venv to: `--uploaded-prior-to` came with
-# pip 26.0 (the venv's own pip is older); one fixed version, so every dated build resolves alike.
-DATED_PIP = "26.3"
 
 
 def detect(project: Path) -> bool:
@@ -139,19 +136,17 @@ def has_tests(project: Path) -> bool:
 def plan(project: Path, options: BuildOptions, jdk: Jdk | None) -> Plan:
     """Venv → pip install (deps only when they changed, in warm mode) → compileall → pytest.
 
-    With `options.as_of` (and online), pip is first upgraded to `DATED_PIP` (today's release,
-    not dated), then every install of requirements, the project's dependencies and the test
-    tools passes `--uploaded-prior-to <as_of>`, which pip also hands to the installs of build
-    dependencies in its build isolation (setuptools, wheel...). The project is then built and
-    installed non-editable from that dated world, and reinstalled editable without its
-    dependencies (`--no-deps -e .`) by today's build backend: setuptools before 64 (Aug 2022)
-    has no PEP 660 hook, and pip 26 has no fallback for it. pip applies the date only to index
-    files that carry an upload time: local wheels (find-links) pass as they are, and an index
-    that publishes no upload times (PEP 691 JSON) makes every dated install fail.
+    With `options.as_of` (and online), every install of requirements, the project's dependencies
+    and the test tools goes to `dated_index`, a local index that lists only the files uploaded
+    before it (`--index-url`); pip hands that index on to the installs of build dependencies in
+    its build isolation (setuptools, wheel...). Those steps run without find-links and extra
+    indexes (`PIP_FIND_LINKS`, `PIP_EXTRA_INDEX_URL` emptied: pip then ignores them), whose files
+    would pass undated. The project is built and installed non-editable from that dated world,
+    then reinstalled editable without its dependencies (`--no-deps -e .`) from the usual index
+    by today's build backend: setuptools before 64 (Aug 2022) has no PEP 660 hook.
     """
     state = options.state_for(project)
     as_of = options.as_of_utc()
-    dated = ["--uploaded-prior-to", as_of] if as_of and not options.offline else []
     venv = state / "venv"
     python = str(venv / "bin" / "python")
     tests = has_tests(project)
@@ -177,22 +172,22 @@ def plan(project: Path, options: BuildOptions, jdk: Jdk | None) -> Plan:
     steps: list[Step] = []
     if not reuse:
         steps.append(Step([sys.executable, "-m", "venv", str(venv)], label=f"python -m venv {venv.name}"))
-        if dated:
-            steps.append(Step([*pip, f"pip=={DATED_PIP}"]))
+        # The dated index (a server) starts only when something will be installed from it.
+        dated, dated_env = _dated_index(as_of, options) if as_of and not options.offline else ([], {})
         for req in _REQUIREMENTS:
             if (project / req).is_file():
-                steps.append(Step([*pip, *dated, "-r", req]))
+                steps.append(Step([*pip, *dated, "-r", req], env=dict(dated_env)))
         target = f".[{extra}]" if extra else "."
         if package and dated:
             # Dated build backends predate PEP 660 editables: build from the dated world, then
             # swap in an editable copy built by today's backend, dependencies untouched.
-            steps.append(Step([*pip, *dated, target, *more]))
+            steps.append(Step([*pip, *dated, target, *more], env=dict(dated_env)))
             steps.append(Step([*pip, "--no-deps", "-e", "."]))
         elif package:
             # Editable: tracebacks then point at the project's own files, where a fix goes.
             steps.append(Step([*pip, "-e", target, *more]))
         elif more:
-            steps.append(Step([*pip, *dated, *more]))
+            steps.append(Step([*pip, *dated, *more], env=dict(dated_env)))
         steps[-1].stamps[stamp] = digest  # installation complete: a warm build may reuse it
     steps.append(Step([python, "-m", "compileall", "-q", "-x", _COMPILE_EXCLUDE, "."]))
     if tests:
@@ -205,10 +200,31 @@ def plan(project: Path, options: BuildOptions, jdk: Jdk | None) -> Plan:
     }
     tools = {"python": sys.version.split()[0]}
     notes: list[str] = []
-    if dated:
-        tools["pip"] = DATED_PIP
+    if as_of and not options.offline:
         then = ", then the project editable with today's build backend" if package else ""
-        notes.append(f"dependencies as of {as_of}: pip installs only files uploaded before it{then}")
+        notes.append(
+            f"dependencies as of {as_of}: pip sees only files uploaded before it, through a local "
+            f"index, without find-links{then}"
+        )
     elif as_of:
         notes.append(f"as_of {as_of} has no effect offline: local wheels carry no upload date")
     return Plan("python", steps, env, tools, notes)
+
+
+def _dated_index(as_of: str, options: BuildOptions) -> tuple[list[str], dict[str, str]]:
+    """The pip arguments and step environment that install only what was uploaded before `as_of`.
+
+    Empty `PIP_FIND_LINKS` and `PIP_EXTRA_INDEX_URL` make pip ignore those variables (a wheel
+    directory or a second index would pass undated); `no_proxy` keeps pip from sending its
+    requests to the local index through an HTTP proxy. Not covered: `find-links` or
+    `extra-index-url` in a pip configuration file, and such options inside requirements files.
+    """
+    url = dated_index.index_url(as_of, options.cache_dir, options.extra_env.get("PIP_INDEX_URL"))
+    inherited = {**os.environ, **options.extra_env}
+    no_proxy = inherited.get("no_proxy") or inherited.get("NO_PROXY")
+    env = {
+        "PIP_FIND_LINKS": "",
+        "PIP_EXTRA_INDEX_URL": "",
+        "no_proxy": f"{no_proxy},127.0.0.1" if no_proxy else "127.0.0.1",
+    }
+    return ["--index-url", url], env

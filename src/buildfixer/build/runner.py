@@ -36,6 +36,8 @@ class Step:
     label: str | None = None
     # Warm-state stamps (file -> content) to write once this step has succeeded.
     stamps: dict[Path, str] = field(default_factory=dict)
+    # Variables set for this step only, on top of the build's environment (an empty value is kept).
+    env: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -71,7 +73,11 @@ def run_steps(
     result = RunResult(exit_code=0, duration_s=0.0, timed_out=False, log_path=log_path)
     with open(log_path, "wb") as log:
         for step in steps:
-            log.write(f"$ {step.label or ' '.join(step.argv)}\n".encode())
+            shown = [
+                *(f"{name}={value}" for name, value in step.env.items()),
+                step.label or " ".join(step.argv),
+            ]
+            log.write(f"$ {' '.join(shown)}\n".encode())
             log.flush()
             result.steps_run.append(step.argv)
             code, timed_out = _run_one(step, cwd, env, log, deadline, owner)
@@ -96,7 +102,7 @@ def _run_one(
         proc = subprocess.Popen(
             step.argv,
             cwd=step.cwd or cwd,
-            env=env,
+            env={**env, **step.env},
             stdin=subprocess.DEVNULL,
             stdout=log,
             stderr=subprocess.STDOUT,
