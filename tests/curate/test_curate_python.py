@@ -93,7 +93,8 @@ def test_llm_mode_with_a_scripted_model(tmp_path):
     (scripts / f"llm-{commits['mul'][:12]}.json").write_text(json.dumps([
         {"tool_calls": [{"name": "replace", "arguments": {
             "file_path": "src/calc/__init__.py", "old_string": "    return a - b\n",
-            "new_string": "    return a - b\n\n\ndef mul(a, b):\n    product = a * b\n    return product\n"}}]},
+            "new_string": "    return a - b\n\n\ndef mul(a, b):\n    product = a * b\n"
+                          "    return product\n"}}]},
         {"content": "Added mul."},
     ]))  # fmt: skip
     (scripts / "default.json").write_text(json.dumps([{"content": "Nothing to do."}]))
