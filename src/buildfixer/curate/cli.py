@@ -6,6 +6,7 @@ Imported at CLI start-up: only typer at module level, the rest inside the comman
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
@@ -50,6 +51,9 @@ def _mode_command(mode: str) -> Callable[..., None]:
         max_files: Annotated[int, typer.Option(help="Largest fix kept: files.")] = 50,
         max_lines: Annotated[int, typer.Option(help="Largest fix kept: lines changed.")] = 2000,
         jdk: Annotated[int | None, typer.Option(help="JDK to build with.")] = None,
+        name: Annotated[
+            str | None, typer.Option(help="Repository name in instance ids (default: from REPO).")
+        ] = None,
         system: Annotated[
             str | None, typer.Option(help="gradle, maven, python or npm (default: detected).")
         ] = None,
@@ -87,6 +91,8 @@ def _run_mode(mode: str, args: dict[str, Any]) -> None:
         raise BuildfixerError("--ranges is for the human mode")
     if args["system"] not in (None, "gradle", "maven", "python", "npm"):
         raise BuildfixerError(f"unknown build system {args['system']!r} (gradle, maven, python or npm)")
+    if args["name"] is not None and not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", args["name"]):
+        raise BuildfixerError(f"--name must be letters, digits, '.', '_' or '-': {args['name']!r}")
     if args["repeats"] < 1 or (args["workers"] is not None and args["workers"] < 1):
         raise BuildfixerError("--repeats and --workers must be at least 1")
     if mode == "llm" and args["model"]:
@@ -113,7 +119,7 @@ def _run_mode(mode: str, args: dict[str, Any]) -> None:
         "ranges": read_ranges(args["ranges"]) if args["ranges"] else None, "repeats": args["repeats"],
         "limits": Limits(args["max_files"], args["max_lines"]), "as_of": args["as_of"],
         "workers": args["workers"], "backend": args["backend"], "build_cache": args["build_cache"],
-        "system": args["system"],
+        "system": args["system"], "name": args["name"],
     }  # fmt: skip
     summary = curate_with_progress(curate, mode, args["repo"], args["out"], kwargs)
     if args["as_json"]:

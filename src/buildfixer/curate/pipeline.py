@@ -49,6 +49,7 @@ class Setup:
         max_calls: LLM-call budget of one re-implementation.
         trajectories: Where the llm mode's conversations are saved.
         build_cache: Where build results are kept (default: `curate-builds` in the cache).
+        name: The repository's name in instance ids and bundle names (default: from `source`).
     """
 
     source: str
@@ -63,6 +64,10 @@ class Setup:
     max_calls: int = 30
     trajectories: Path | None = None
     build_cache: Path | None = None
+    name: str = ""  # the repository's name in instance ids and its bundle's file name
+
+    def __post_init__(self) -> None:
+        self.name = self.name or repo_name(self.source)
 
     def builder(self) -> StateBuilder:
         """A builder over this repository's mirror and the shared build cache."""
@@ -143,8 +148,8 @@ def evaluate(candidate: Candidate, setup: Setup) -> Outcome:
         outcome.accepted = True
         outcome.signature = filters.signature(bad_builds[0])
         instance = filters.make_instance(candidate, (bad, good), builder, gold, bad_builds[0], as_of)
-        instance["instance_id"] = f"{repo_name(setup.source)}-{candidate.key}"
-        instance["repo"] = _bundle_rel(repo_name(setup.source))
+        instance["instance_id"] = f"{setup.name}-{candidate.key}"
+        instance["repo"] = _bundle_rel(setup.name)
         outcome.instance = instance
     except Rejected as exc:
         outcome.filter, outcome.reason = exc.filter, exc.reason
@@ -187,6 +192,7 @@ def curate(
     backend: str = "local",
     build_cache: Path | None = None,
     system: str | None = None,
+    name: str | None = None,
     progress: Progress | None = None,
 ) -> Summary:
     """Mine instances of one mode from a repository into the dataset `out` (resumable).
@@ -209,6 +215,8 @@ def curate(
         build_cache: Where build results are kept (default: `curate-builds` in the cache).
         system: Build system to use (a repository with both a pom.xml and a build.gradle);
             detected at `rev` when None.
+        name: The repository's name in instance ids and bundle names (default: the last part of
+            `source`).
         progress: Called with (stage, done, total, outcome) as work finishes.
 
     Raises:
@@ -231,8 +239,9 @@ def curate(
     setup = Setup(
         normalized, mirror, system, options, limits or Limits(), repeats,
         as_of, model, notes, trajectories=out.with_name(out.name + ".trajectories"), build_cache=build_cache,
+        name=name or "",
     )  # fmt: skip
-    summary = Summary(mode, repo_name(normalized))
+    summary = Summary(mode, setup.name)
     if mode == "human":
         chains = found.branch_chains(history, tip, limit, ranges)
         builds = _build_all(sorted({sha for chain in chains for sha in chain}), setup, workers, backend,
@@ -301,7 +310,7 @@ def run_filters(
 
     path = state_path(out)
     path.parent.mkdir(parents=True, exist_ok=True)
-    done = {row["key"] for row in read_results(path) if row.get("repo") == repo_name(setup.source)}
+    done = {row["key"] for row in read_results(path) if row.get("repo") == setup.name}
     todo = [c for c in candidates if c.key not in done]
     writer = ResultWriter(path)
     finished = len(candidates) - len(todo)
@@ -310,7 +319,7 @@ def run_filters(
     job = functools.partial(evaluate, setup=setup)
     for outcome in execute(job, todo, workers, backend):
         row = asdict(outcome)
-        row["repo"] = repo_name(setup.source)
+        row["repo"] = setup.name
         writer.append(row)
         finished += 1
         summary.evaluated += 1
@@ -327,7 +336,7 @@ def write_dataset(out: Path, setup: Setup, keys: set[str], summary: Summary) -> 
     """
     from buildfixer.bench.dataset import Instance, save_dataset
 
-    name = repo_name(setup.source)
+    name = setup.name
     rows = list({(r["repo"], r["key"]): r for r in read_results(state_path(out))}.values())
     counts: Counter[str] = Counter(
         r["filter"] for r in rows if r["repo"] == name and r["key"] in keys and not r["accepted"]
