@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from buildfixer.bench.executor import BACKENDS, execute
+from buildfixer.bench.rundir import write_atomic
 from buildfixer.errors import BuildfixerError
 from buildfixer.paths import cache_root
 
@@ -118,15 +119,8 @@ def prepare_out(out: Path, config: RunConfig, instances: list[dict[str, Any]]) -
             raise BuildfixerError(
                 f"{out} holds a run with another configuration ({old}); use a new --out directory"
             )
-    _write_atomic(config_path, json.dumps(asdict(config), indent=2))
-    _write_atomic(out / "instances.jsonl", "".join(json.dumps(i) + "\n" for i in instances))
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write(text)
-    os.replace(tmp, path)
+    write_atomic(config_path, json.dumps(asdict(config), indent=2))
+    write_atomic(out / "instances.jsonl", "".join(json.dumps(i) + "\n" for i in instances))
 
 
 def run_benchmark(

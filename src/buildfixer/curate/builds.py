@@ -18,6 +18,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from buildfixer.bench.rundir import write_atomic
 from buildfixer.build.options import BuildOptions
 from buildfixer.curate.history import History
 from buildfixer.workspace.workspace import Workspace
@@ -121,9 +122,7 @@ class BuildCache:
         path = self._path(key)
         path.parent.mkdir(parents=True, exist_ok=True)
         builds = [asdict(r) for r in self.get(key)] + [asdict(record)]
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-        tmp.write_text(json.dumps({"about": about, "builds": builds}), encoding="utf-8")
-        os.replace(tmp, path)
+        write_atomic(path, json.dumps({"about": about, "builds": builds}))
 
 
 @dataclass
