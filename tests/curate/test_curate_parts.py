@@ -5,6 +5,7 @@ from gitrepo import Repo
 
 from buildfixer.curate.builds import BuildRecord
 from buildfixer.curate.candidates import (
+    branch_chains,
     dependency_candidates,
     human_candidates,
     is_source_file,
@@ -46,6 +47,16 @@ def test_chains_of_merged_branches_and_commit_facts(history):
     assert hist.changed_paths(shas["first"], shas["second"]) == ["README.md", "pom.xml", "src/A.java"]
     with pytest.raises(BuildfixerError, match="no commit 'nope'"):
         hist.resolve("nope")
+
+
+def test_pr_ranges_replace_the_merges(history):
+    hist, shas = history
+    base = hist.commit(shas["first"]).parents[0]
+    chains = branch_chains(hist, "HEAD", None, [(base[:10], shas["second"])])
+    assert chains == [[shas["first"], shas["second"]]]
+    assert branch_chains(hist, "HEAD", None, [(shas["second"], shas["second"])]) == []  # an empty range
+    with pytest.raises(BuildfixerError, match="no commit 'nope'"):
+        branch_chains(hist, "HEAD", None, [("nope", shas["second"])])
 
 
 def test_synthetic_state_reverts_only_the_build_files(history):
