@@ -83,7 +83,17 @@ def maven_repo(path: Path) -> dict:
     needs_lang3 = repo.commit(
         "Capitalize with commons-lang3", {"pom.xml": POM % (LANG3, PLUGINS), MAIN: uses_lang3}
     )
-    return {"repo": path, "human": {broken: "syntax"}, "dependency": {needs_lang3: "library_unavailable"}}
+    # A release: the pom's version and the code change together, but the code needs nothing new.
+    release = repo.commit("Release 1.1.0", {
+        "pom.xml": (POM % (LANG3, PLUGINS)).replace("<version>1.0.0</version>", "<version>1.1.0</version>"),
+        MAIN: uses_lang3.replace("public class Greeter {", "/** Greets people. */\npublic class Greeter {"),
+    })  # fmt: skip
+    return {
+        "repo": path,
+        "human": {broken: "syntax"},
+        "dependency": {needs_lang3: "library_unavailable"},
+        "rejected": {release: "fails_bad"},
+    }
 
 
 BUILD_GRADLE = """apply plugin: 'java'

@@ -107,3 +107,17 @@ def test_llm_mode_with_a_scripted_model(tmp_path):
         (out.parent / "llm.jsonl.trajectories" / f"llm-{commits['sub'][:12]}.json").read_text()
     )
     assert trajectory["meta"]["commit"] == commits["sub"]
+
+
+def test_candidates_can_run_as_ray_tasks(tmp_path):
+    ray = pytest.importorskip("ray", reason="the ray extra is not installed")
+    from python_repos import branches_repo
+
+    planted = branches_repo(tmp_path / "calc", 2)
+    try:
+        summary = curate("human", planted["repo"], tmp_path / "d.jsonl", as_of=False, backend="ray",
+                         build_cache=tmp_path / "builds")  # fmt: skip
+    finally:
+        ray.shutdown()
+    assert summary.accepted == 2 and summary.states_built > 0
+    assert {i.base_commit for i in load_dataset(tmp_path / "d.jsonl")} == set(planted["instances"])
