@@ -14,12 +14,12 @@ import shutil
 import tempfile
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from buildfixer.bench.dataset import Instance, checkout
+from buildfixer.bench.executor import execute
 from buildfixer.build.options import BuildOptions
 from buildfixer.errors import BuildfixerError
 from buildfixer.workspace.git import git
@@ -258,24 +258,11 @@ def validate_dataset(
     total = len(instances)
     results: dict[int, ValidationResult] = {}
 
-    def finished(index: int, result: ValidationResult) -> None:
+    def one(item: tuple[int, Instance]) -> tuple[int, ValidationResult]:
+        return item[0], validate_instance(item[1], dataset_dir, options, repeats, log_dir)
+
+    for index, result in execute(one, list(enumerate(instances)), workers):
         results[index] = result
         if progress is not None:
             progress(result, len(results), total)
-
-    if workers == 1:
-        for index, instance in enumerate(instances):
-            finished(index, validate_instance(instance, dataset_dir, options, repeats, log_dir))
-        return [results[i] for i in range(total)]
-    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="validate") as pool:
-        futures = {
-            pool.submit(validate_instance, instance, dataset_dir, options, repeats, log_dir): index
-            for index, instance in enumerate(instances)
-        }
-        try:
-            for future in as_completed(futures):
-                finished(futures[future], future.result())
-        except BaseException:
-            pool.shutdown(wait=True, cancel_futures=True)  # running ones clean up in their finally
-            raise
     return [results[i] for i in range(total)]

@@ -12,10 +12,7 @@ filter, so a summary can count them.
 from __future__ import annotations
 
 import hashlib
-import os
-import tempfile
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from buildfixer.bench.dataset import patch_stats
@@ -79,18 +76,12 @@ def check_size(patch: str, limits: Limits) -> tuple[int, int]:
 
 def check_applies(history: History, commit: str, patch: str) -> None:
     """Rejected unless `patch` applies cleanly to `commit`'s tree (checked in a private index)."""
-    fd, index = tempfile.mkstemp(prefix="curate-apply-", dir=history.mirror)
-    os.close(fd)
-    os.unlink(index)  # git wants to create the index itself
-    env = {"GIT_INDEX_FILE": index}
     data = patch if patch.endswith("\n") else patch + "\n"
     try:
-        history.git("read-tree", commit, env=env)
-        git("apply", "--cached", "--check", git_dir=history.mirror, env=env, input_bytes=data.encode())
+        with history.index_of(commit) as env:
+            git("apply", "--cached", "--check", git_dir=history.mirror, env=env, input_bytes=data.encode())
     except BuildfixerError as exc:
         raise Rejected("gold_applies", str(exc).split(": ", 1)[-1]) from None
-    finally:
-        Path(index).unlink(missing_ok=True)
 
 
 def check_builds(builder: StateBuilder, sha: str, repeats: int, as_of: str | None) -> list[BuildRecord]:

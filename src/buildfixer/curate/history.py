@@ -7,8 +7,10 @@ commit object written into that mirror and kept alive by a ref under `refs/build
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from fnmatch import fnmatch
@@ -126,12 +128,7 @@ class History:
         Returns:
             The new commit's hash; a ref under SYNTHETIC_REFS keeps it from garbage collection.
         """
-        fd, index = tempfile.mkstemp(prefix="curate-index-", dir=self.mirror)
-        os.close(fd)
-        os.unlink(index)  # git wants to create the index itself
-        env = {"GIT_INDEX_FILE": index}
-        try:
-            self.git("read-tree", base, env=env)
+        with self.index_of(base) as env:
             for path, source in take_from.items():
                 entry = self.git("ls-tree", "-z", source, "--", path).rstrip("\0") if source else ""
                 if entry:
@@ -140,9 +137,23 @@ class History:
                 else:
                     self.git("update-index", "--force-remove", "--", path, env=env)
             tree = self.git("write-tree", env=env).strip()
+        return self.commit_tree(tree, parent, message)
+
+    @contextlib.contextmanager
+    def index_of(self, commit: str) -> Iterator[dict[str, str]]:
+        """A private index holding `commit`'s tree: the environment that points git at it.
+
+        Synthetic states are built, and patches checked, in it without any working tree.
+        """
+        fd, index = tempfile.mkstemp(prefix="curate-index-", dir=self.mirror)
+        os.close(fd)
+        os.unlink(index)  # git wants to create the index itself
+        env = {"GIT_INDEX_FILE": index}
+        try:
+            self.git("read-tree", commit, env=env)
+            yield env
         finally:
             Path(index).unlink(missing_ok=True)
-        return self.commit_tree(tree, parent, message)
 
     def commit_tree(self, tree: str, parent: str, message: str) -> str:
         """A commit of `tree` on `parent`, dated like the parent (so it sorts with its history)."""

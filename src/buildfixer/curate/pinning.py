@@ -13,7 +13,6 @@ from pathlib import Path
 
 from buildfixer.curate.filters import Rejected
 from buildfixer.curate.history import History
-from buildfixer.workspace.git import git
 from buildfixer.workspace.workspace import Workspace
 
 JVM_SYSTEMS = ("maven", "gradle")
@@ -35,9 +34,7 @@ def pin_state(history: History, source: str, sha: str, as_of: str, cache_dir: Pa
         if report.unpinnable:
             reasons = sorted({f"{d.group}:{d.artifact}:{d.spec} ({why})" for d, why in report.unpinnable})
             raise Rejected("reproducible", "; ".join(reasons)[:300])
-        ws.changed_files()  # stages every edit
-        tree = git("write-tree", cwd=ws.root).strip()
-        git("reset", "--quiet", cwd=ws.root)
+        tree = ws.write_tree()
     finally:
         ws.reset()
         ws.release()

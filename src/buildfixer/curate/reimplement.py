@@ -13,7 +13,6 @@ from pathlib import Path
 from buildfixer.curate.candidates import Candidate
 from buildfixer.curate.filters import Rejected
 from buildfixer.curate.history import History
-from buildfixer.workspace.git import git
 from buildfixer.workspace.workspace import Workspace
 
 EDIT_TOOLS = ("list_directory", "glob", "search_file_content", "read_file", "replace", "write_file")
@@ -73,8 +72,7 @@ def reimplement(
             raise Rejected("model", f"the model failed: {exc}") from None
         if not ws.changed_files():
             raise Rejected("model", "the model changed nothing")
-        tree = git("write-tree", cwd=ws.root).strip()  # changed_files() staged every edit
-        git("reset", "--quiet", cwd=ws.root)
+        tree = ws.write_tree()
     finally:
         ws.release()
     message = f"buildfixer: {commit.sha[:12]} re-implemented by {model_spec}\n\n{commit.subject}"

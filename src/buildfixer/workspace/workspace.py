@@ -301,6 +301,13 @@ class Workspace:
             "diff", "--cached", "--binary", "--no-color", "--no-ext-diff", self.base_commit, cwd=self.root
         )
 
+    def write_tree(self) -> str:
+        """The tree object of the working state (what `diff` compares), written to the mirror."""
+        self._stage_all()
+        tree = git("write-tree", cwd=self.root).strip()
+        git("reset", "--quiet", cwd=self.root)  # unstage: builds and tools see the tree, not an index
+        return tree
+
     def _stage_all(self) -> None:
         git("add", "-A", cwd=self.root)
         for path in self._small_ignored_files():
