@@ -22,7 +22,10 @@ class ProgressPrinter:
     def __call__(self, event: str, data: dict[str, Any]) -> None:
         """Handle one event from the attempt (build, step, tool, stop)."""
         if event == "build":
-            label = "building the project as it is" if data["phase"] == "initial" else "verdict build"
+            label = {
+                "initial": "building the project as it is",
+                "verdict-reused": "verdict: nothing changed since the last build, its result stands",
+            }.get(data["phase"], "verdict build")
             self.console.print(f"[dim]… {label}[/]")
         elif event == "step":
             self.step = data["step"]

@@ -21,6 +21,7 @@ from buildfixer.errors import BuildfixerError
 from buildfixer.llm.base import ModelError
 from buildfixer.records import BuildResult
 from buildfixer.tools.context import ToolContext
+from buildfixer.workspace.ledger import EditLedger
 
 AGENTS = ("tool", "recipes", "coding-assistant", "hierarchical", "cascade")
 
@@ -41,6 +42,8 @@ class AttemptConfig:
         first_error: How the first message shows the current error: "condensed" or "raw".
         options: Build options (JDK, timeout, offline, cache).
         trajectory_path: Where the trajectory is saved after every step (None: not saved).
+        frozen: Paths a repair may not change (a user's git-ignored files): their edits are
+            undone before the verdict build.
     """
 
     agent: str = "tool"
@@ -53,6 +56,7 @@ class AttemptConfig:
     first_error: str = "condensed"
     options: BuildOptions = field(default_factory=BuildOptions)
     trajectory_path: Path | None = None
+    frozen: set[str] = field(default_factory=set)
 
     def agent_name(self) -> str:
         """The agent actually run: the model "recipes" means the recipes policy."""
@@ -70,6 +74,8 @@ class AttemptResult:
     stop_reason: str
     jdk: int | None
     duration_s: float
+    edited: list[str] | None = None
+    refused: list[str] = field(default_factory=list)
 
     @property
     def llm_calls(self) -> int:
@@ -96,8 +102,31 @@ def current_build(ctx: ToolContext) -> BuildResult:
     """Build the workspace as it is now, with the failure read into errors."""
     from buildfixer.logs.result import build_and_analyze
 
-    result, _ = build_and_analyze(ctx.root, ctx.options, ctx.build_system)
-    return result
+    return ctx.tracked(lambda: build_and_analyze(ctx.root, ctx.options, ctx.build_system)[0])
+
+
+def verdict_build(
+    ctx: ToolContext, frozen: set[str], progress: Progress | None = None
+) -> tuple[BuildResult, list[str] | None, list[str]]:
+    """The harness's own build of the repair alone; returns it with the edited and the refused paths.
+
+    Build side effects (a rewritten lockfile) and edits of frozen paths are undone first, so the
+    verdict judges exactly the patch that will be reported and applied. When the last build ran on
+    that same tree with the same options, its result stands and nothing is built again.
+    """
+    from buildfixer.logs.result import attach_analysis
+
+    if ctx.ledger is None:
+        _emit(progress, "build", {"phase": "verdict"})
+        return current_build(ctx), None, []
+    edited, refused = ctx.ledger.settle(frozen)
+    reused = ctx.ledger.reusable_result(repr(ctx.options))
+    _emit(progress, "build", {"phase": "verdict" if reused is None else "verdict-reused"})
+    if reused is None:
+        return current_build(ctx), edited, refused
+    if reused.status != "success" and not reused.errors:
+        attach_analysis(reused, ctx.root)
+    return reused, edited, refused
 
 
 def run_attempt(
@@ -113,6 +142,7 @@ def run_attempt(
     if agent not in AGENTS:
         raise BuildfixerError(f"unknown agent {config.agent!r} (known: {', '.join(AGENTS)})")
     ctx = make_context(root, config)
+    ctx.ledger = EditLedger.open(root)
     trajectory = Trajectory(config.trajectory_path)
     trajectory.meta = {
         "project": str(root), "build_system": ctx.build_system, "agent": agent, "model": config.model,
@@ -123,6 +153,8 @@ def run_attempt(
     initial = initial or current_build(ctx)
     trajectory.meta["initial"] = _summary(initial)
     trajectory.save()
+    edited: list[str] | None = []
+    refused: list[str] = []
     if initial.status == "success":
         stop = "the build already succeeds"
         verdict = initial
@@ -134,15 +166,16 @@ def run_attempt(
         except (KeyboardInterrupt, SystemExit):  # Ctrl-C, SIGTERM: say so on record, then unwind
             trajectory.finish({"resolved": False, "stop_reason": "interrupted"})
             raise
-        _emit(progress, "build", {"phase": "verdict"})
-        verdict = current_build(ctx)
+        verdict, edited, refused = verdict_build(ctx, config.frozen, progress)
     resolved = verdict.status == "success"
     trajectory.finish(
-        {"resolved": resolved, "stop_reason": stop, "jdk": ctx.options.jdk, **_summary(verdict)}
-    )
+        {"resolved": resolved, "stop_reason": stop, "jdk": ctx.options.jdk, **_summary(verdict),
+         "edited": edited, "refused": refused}
+    )  # fmt: skip
     return AttemptResult(
-        resolved, verdict, initial, trajectory, stop, ctx.options.jdk, time.monotonic() - began
-    )
+        resolved, verdict, initial, trajectory, stop, ctx.options.jdk, time.monotonic() - began,
+        edited, refused,
+    )  # fmt: skip
 
 
 def _run_agent(

@@ -96,7 +96,9 @@ def run_task(task: dict[str, Any]) -> dict[str, Any]:
             attempt = run_attempt(workspace.root, config, meta=meta)
             trajectory, verdict = attempt.trajectory, attempt.verdict
             resolved, stop, jdk = attempt.resolved, attempt.stop_reason, attempt.jdk
-        patch = workspace.diff()
+        # The repair alone (what the verdict judged), not what its builds wrote.
+        edited = None if agent in ("oracle", "none") else attempt.edited
+        patch = workspace.diff(edited)
     finally:
         stop_daemons(workspace.root, options)
         workspace.release()

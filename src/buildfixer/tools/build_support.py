@@ -47,7 +47,10 @@ def build(ctx: ToolContext, tasks: list[str] | None = None) -> BuildResult:
     """Run the project's build with the context's options (tasks overridden when given) and record it."""
     options = replace(ctx.options, tasks=tasks) if tasks is not None else ctx.options
     try:
-        result = run_build(ctx.root, options, ctx.build_system)
+        if tasks is None:  # the project's build: what it writes is a side effect, never the repair
+            result = ctx.tracked(lambda: run_build(ctx.root, options, ctx.build_system))
+        else:  # a command the agent chose (`wrapper --gradle-version 8.5`): its changes are edits
+            result = run_build(ctx.root, options, ctx.build_system)
     except BuildfixerError as exc:
         raise ToolError(str(exc)) from None
     ctx.builds.append(result)

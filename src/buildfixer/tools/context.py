@@ -8,6 +8,7 @@ inside it, and symlinks are followed before the check, so a link pointing out is
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -15,6 +16,7 @@ from typing import Protocol
 from buildfixer.build.options import BuildOptions
 from buildfixer.records import BuildResult
 from buildfixer.tools.base import ToolError
+from buildfixer.workspace.ledger import EditLedger
 
 
 class SearchProvider(Protocol):
@@ -48,6 +50,7 @@ class ToolContext:
         search: Web search backend, if configured.
         knowledge: Knowledge base backend, if configured.
         builds: Builds run through tools so far (the last one is the current state).
+        ledger: Tells the repair's edits from what builds wrote (None outside a git worktree).
     """
 
     root: Path
@@ -59,9 +62,27 @@ class ToolContext:
     search: SearchProvider | None = None
     knowledge: KnowledgeBase | None = None
     builds: list[BuildResult] = field(default_factory=list)
+    ledger: EditLedger | None = None
 
     def __post_init__(self) -> None:
         self.root = self.root.resolve()
+
+    def tracked(self, run: Callable[[], BuildResult]) -> BuildResult:
+        """Run the project's build so that what it writes counts as a side effect, not an edit.
+
+        The build is remembered with the tree it started from, so an unchanged tree need not be
+        built again for the verdict. Commands an agent chooses are not run through here: what
+        they change (`gradle wrapper`, `npm install x`) is the agent's doing.
+        """
+        if self.ledger is None:
+            return run()
+        started = self.ledger.before_build()
+        result: BuildResult | None = None
+        try:
+            result = run()
+            return result
+        finally:
+            self.ledger.after_build(started, repr(self.options), result)
 
     def resolve(self, path: str, must_exist: bool = False) -> Path:
         """The real path of `path` inside the workspace; ToolError when it would leave it."""

@@ -18,16 +18,15 @@ import shutil
 import tempfile
 import threading
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from buildfixer.errors import BuildfixerError
 from buildfixer.paths import cache_root
 from buildfixer.workspace.git import git, is_repo
+from buildfixer.workspace.ledger import small_ignored_files
+from buildfixer.workspace.snapshot import take_snapshot
 
-# Ignored files worth keeping in a diff: small config files a fix creates
-# (local.properties, keystore.properties, google-services.json, .env), never build outputs.
-_MAX_IGNORED_FILE = 100_000
 _URL = re.compile(r"^([a-z][a-z0-9+.-]*://|git@|[\w.-]+@[\w.-]+:)", re.IGNORECASE)
 
 
@@ -90,20 +89,6 @@ def _worktrees_locked(mirror: Path) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
-
-
-_NEVER_SOURCES = {".git", ".gradle", "node_modules", "__pycache__", ".venv", ".mypy_cache", ".pytest_cache"}
-
-
-def _not_sources(directory: str, names: list[str]) -> set[str]:
-    """Names copytree skips: VCS data and outputs (build/ and target/ only next to their build file)."""
-    skipped = {n for n in names if n in _NEVER_SOURCES}
-    present = set(names)
-    if present & {"build.gradle", "build.gradle.kts"}:
-        skipped.add("build")
-    if "pom.xml" in present:
-        skipped.add("target")
-    return skipped & present
 
 
 def _resolve(mirror: Path, wanted: str, source: str | Path) -> str:
@@ -200,6 +185,9 @@ class Workspace:
     base_commit: str
     mirror: Path
     lock: Path | None = None  # set for pooled workspaces (see `acquire`)
+    protected: set[str] = field(default_factory=set)  # a snapshot's git-ignored user files
+    left_out: list[str] = field(default_factory=list)  # ignored files a snapshot could not hold
+    snapshot_dir: Path | None = None  # a snapshot's private repository, removed with the workspace
 
     @classmethod
     def create(
@@ -213,6 +201,11 @@ class Workspace:
         cache_dir = cache_dir or cache_root()
         mirror = _mirror_for(normalize_source(source), cache_dir)
         resolved = _resolve(mirror, commit or "HEAD", source)
+        return cls._checkout(mirror, resolved, dest, cache_dir)
+
+    @classmethod
+    def _checkout(cls, mirror: Path, resolved: str, dest: Path | None, cache_dir: Path) -> Workspace:
+        """A new worktree of `mirror` at the commit `resolved`."""
         if dest is None:
             (cache_dir / "workspaces").mkdir(parents=True, exist_ok=True)
             dest = Path(tempfile.mkdtemp(prefix="ws-", dir=cache_dir / "workspaces"))
@@ -227,19 +220,28 @@ class Workspace:
     def from_directory(
         cls, folder: Path, dest: Path | None = None, cache_dir: Path | None = None
     ) -> Workspace:
-        """Snapshot a plain folder (no git) into a repository and check it out as a workspace."""
+        """Snapshot a folder as its build sees it (see workspace.snapshot) and check it out as a workspace.
+
+        The workspace's `protected` paths are the git-ignored files of the folder it holds (the
+        user's own config): a repair may read them but never writes them back.
+        """
         if not folder.is_dir():
             raise BuildfixerError(f"not a directory: {folder}")
         cache_dir = cache_dir or cache_root()
         snap_root = cache_dir / "snapshots"
         snap_root.mkdir(parents=True, exist_ok=True)
-        snapshot = Path(tempfile.mkdtemp(prefix=f"{folder.name}-", dir=snap_root))
-        # The working tree as it is (uncommitted edits included), without history or build outputs.
-        shutil.copytree(folder, snapshot, dirs_exist_ok=True, symlinks=True, ignore=_not_sources)
-        git("init", "--quiet", cwd=snapshot)
-        git("add", "-A", cwd=snapshot)
-        git("commit", "--quiet", "--allow-empty", "-m", "buildfixer snapshot", cwd=snapshot)
-        return cls.create(snapshot, dest=dest, cache_dir=cache_dir)
+        into = Path(tempfile.mkdtemp(prefix=f"{folder.name}-", dir=snap_root))
+        try:
+            snap = take_snapshot(folder.resolve(), into)
+            _exclude_build_outputs(snap.repo)
+            workspace = cls._checkout(snap.repo, snap.commit, dest, cache_dir)
+        except BaseException:
+            shutil.rmtree(into, ignore_errors=True)
+            raise
+        workspace.protected = snap.ignored
+        workspace.left_out = snap.left_out
+        workspace.snapshot_dir = into
+        return workspace
 
     @classmethod
     def acquire(
@@ -288,18 +290,34 @@ class Workspace:
         git("reset", "--quiet", "--hard", self.base_commit, cwd=self.root)
         git("clean", "-qffdx", cwd=self.root)
 
-    def changed_files(self) -> list[str]:
-        """Paths (relative to the root) that differ from the base commit, new files included."""
+    def changed_files(self, paths: list[str] | None = None) -> list[str]:
+        """Paths (relative to the root) that differ from the base commit, new files included.
+
+        Args:
+            paths: Only these paths (the edits of a repair); None for every change.
+        """
+        if paths is not None and not paths:
+            return []
         self._stage_all()
-        out = git("diff", "--cached", "--name-only", "-z", self.base_commit, cwd=self.root)
+        out = git(
+            "diff", "--cached", "--name-only", "--no-renames", "-z", self.base_commit, "--",
+            *_literal(paths), cwd=self.root,
+        )  # fmt: skip
         return [p for p in out.split("\0") if p]
 
-    def diff(self) -> str:
-        """Unified diff from the base commit to the current tree, new files and binary changes included."""
+    def diff(self, paths: list[str] | None = None) -> str:
+        """Unified diff from the base commit to the current tree, new files and binary changes included.
+
+        Args:
+            paths: Only these paths (the edits of a repair); None for every change.
+        """
+        if paths is not None and not paths:
+            return ""
         self._stage_all()
         return git(
-            "diff", "--cached", "--binary", "--no-color", "--no-ext-diff", self.base_commit, cwd=self.root
-        )
+            "diff", "--cached", "--binary", "--no-color", "--no-ext-diff", "--no-renames",
+            self.base_commit, "--", *_literal(paths), cwd=self.root,
+        )  # fmt: skip
 
     def write_tree(self) -> str:
         """The tree object of the working state (what `diff` compares), written to the mirror."""
@@ -310,25 +328,8 @@ class Workspace:
 
     def _stage_all(self) -> None:
         git("add", "-A", cwd=self.root)
-        for path in self._small_ignored_files():
+        for path in small_ignored_files(self.root):
             git("add", "-f", "--", path, cwd=self.root)
-
-    def _small_ignored_files(self) -> list[str]:
-        """Ignored single files (not whole ignored directories such as build/) that look like config."""
-        out = git("status", "--porcelain", "--ignored", "-z", cwd=self.root)
-        found = []
-        for entry in out.split("\0"):
-            if not entry.startswith("!! ") or entry.endswith("/"):
-                continue
-            path = entry[3:]
-            full = self.root / path
-            try:
-                small = full.is_file() and not full.is_symlink() and full.stat().st_size <= _MAX_IGNORED_FILE
-                if small and b"\0" not in full.read_bytes()[:8192]:
-                    found.append(path)
-            except OSError:
-                continue
-        return found
 
     def apply_patch(self, patch: str) -> list[str]:
         """Apply a unified diff; a patch that does not apply changes nothing and raises BuildfixerError."""
@@ -349,9 +350,16 @@ class Workspace:
             git("worktree", "remove", "--force", str(self.root), git_dir=self.mirror, check=False)
             shutil.rmtree(self.root, ignore_errors=True)
             git("worktree", "prune", git_dir=self.mirror, check=False)
+        if self.snapshot_dir is not None:
+            shutil.rmtree(self.snapshot_dir, ignore_errors=True)
 
     def __enter__(self) -> Workspace:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.remove()
+
+
+def _literal(paths: list[str] | None) -> list[str]:
+    """Pathspecs that match these exact paths (a name like `*.txt` or `:x` is not a pattern here)."""
+    return [f":(literal){p}" for p in paths or []]
