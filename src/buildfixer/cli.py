@@ -214,11 +214,14 @@ def fix(
                 "applied": outcome.applied,
                 "jdk": outcome.attempt.jdk,
                 "stop_reason": outcome.attempt.stop_reason,
+                "refused": outcome.refused,
+                "conflict": outcome.conflict or None,
             }
         )
     else:
         print_outcome(outcome, dry_run)
-    raise typer.Exit(0 if outcome.attempt.resolved else 1)
+    # A repair that could not be written (the project changed meanwhile) leaves the build broken.
+    raise typer.Exit(0 if outcome.attempt.resolved and not outcome.conflict else 1)
 
 
 @app.command()

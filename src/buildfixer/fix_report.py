@@ -62,12 +62,22 @@ def print_outcome(outcome: FixOutcome, dry_run: bool) -> None:
     if attempt.jdk is not None and attempt.jdk != attempt.initial.jdk and attempt.resolved:
         home = attempt.verdict.environment.get("java_home", "")
         out.print(f"[yellow]build with JDK {attempt.jdk}[/]: export JAVA_HOME={escape(home)}")
+    if outcome.refused:
+        out.print(
+            f"[yellow]left as they are[/]: {escape(', '.join(outcome.refused))} (git-ignored files of"
+            " yours, which fix never writes; the repair was judged without its edits to them)"
+        )
+    if outcome.conflict:
+        out.print(f"[bold red]not applied[/]: {escape(outcome.conflict)}")
+    if outcome.left_out:
+        shown = ", ".join(outcome.left_out[:5]) + (" ..." if len(outcome.left_out) > 5 else "")
+        out.print(f"[dim]the snapshot left out large git-ignored files: {escape(shown)}[/]")
     if outcome.applied:
         out.print(
             f"applied to {len(outcome.changed_files)} file(s): {escape(', '.join(outcome.changed_files))}"
         )
     elif outcome.patch and attempt.resolved and dry_run:
         out.print("[dim]dry run: the project was not changed[/]")
-    elif outcome.patch:
+    elif outcome.patch and not outcome.conflict:
         out.print("[dim]the project was not changed (the final build failed)[/]")
     out.print(f"[dim]trajectory: {escape(str(outcome.trajectory_path))}[/]")
