@@ -64,6 +64,10 @@ _MARKERS: dict[str, tuple[tuple[str, int], ...]] = {
         ("ng build", 2),
         ("react-scripts", 2),
         ("Node.js v", 2),
+        # JavaScript test runners and pnpm's script failure.
+        ("vitest", 2),
+        ("error TS", 2),
+        ("ELIFECYCLE", 3),
     ),
     "python": (
         ("test session starts", 4),
@@ -86,6 +90,13 @@ _MARKERS: dict[str, tuple[tuple[str, int], ...]] = {
         ("*** Error compiling", 3),
         ('.py", line ', 3),
         ("Collecting ", 1),
+        # uv and poetry.
+        ("Using CPython", 3),
+        ("uv pip", 2),
+        ("uv sync", 2),
+        ("poetry install", 2),
+        ("Python requirement", 2),
+        ("requires-python", 2),
     ),
 }
 # Specificity up to which an unclassified error leaves room for the fallback scan.

@@ -50,6 +50,15 @@ _CLASS_FILE = re.compile(r"class file (?:major )?version (\d{2})")
 _JAVA_LEVEL_LINE = re.compile(
     r"release|source|target|compatibility|JavaVersion|languageVersion|jvmTarget|java\.version"
 )
+# The interpreter is outside the project's Python range; the line that declares the range.
+_PYTHON_RANGE = re.compile(
+    r"requires a different Python|Python requirement|does not satisfy Python|supported Python range"
+    r"|(?:not allowed|not supported) by the project"
+)
+_PYTHON_RANGE_LINE = re.compile(
+    r"^\s*(?:requires-python\s*=|python_requires\s*=|python\s*=\s*[\"'{])|\bpython_requires\s*="
+)
+_VERSION_SPEC = re.compile(r"[<>=!~^]=?\s*\d[\w.*]*(?:\s*,\s*[<>=!~]=?\s*\d[\w.*]*)*")
 _ABS_PATH = re.compile(r"(?<![\w.])(/(?:[\w.@+-]+/)*[\w.@+-]+)")
 _FILE_NAME = re.compile(
     r"([\w.-]+\.(?:properties|json|jks|keystore|xml|yml|yaml|toml|txt|cfg|conf|ini|gradle))\b"
@@ -88,6 +97,27 @@ def _find(
             elif all(w in text for w in wanted):
                 return str(path.relative_to(project)), number
     return None
+
+
+def _locate_python_range(
+    error: BuildError, project: Path, files: dict[Path, list[str]]
+) -> tuple[str, int] | None:
+    """The `requires-python` / `python_requires` / poetry `python =` line an error is about.
+
+    A line that also carries the range the message quotes wins over the first declaring line.
+    """
+    specs = [m.group(0).replace(" ", "") for m in _VERSION_SPEC.finditer(error.message)]
+    declaring = [
+        (str(path.relative_to(project)), number, text.replace(" ", ""))
+        for path, lines in files.items()
+        if path.name in ("pyproject.toml", "setup.cfg", "setup.py")
+        for number, text in enumerate(lines, 1)
+        if _PYTHON_RANGE_LINE.search(text)
+    ]
+    for file, number, text in declaring:
+        if any(spec in text for spec in specs):
+            return file, number
+    return (declaring[0][0], declaring[0][1]) if declaring else None
 
 
 def _locate_build_cause(
@@ -171,6 +201,15 @@ def locate_in_project(errors: list[BuildError], project: Path) -> None:
     files = {path: _lines(path) for path in build_files(project)}  # read once, searched many times
     index: list[str] | None = None
     for error in errors:
+        # Parsers name pyproject.toml; the range may be declared in setup.cfg or setup.py.
+        if (
+            error.line is None
+            and error.category == "configuration"
+            and _PYTHON_RANGE.search(error.message)
+            and (found := _locate_python_range(error, project, files))
+        ):
+            error.file, error.line = found
+            continue
         if error.file is None:
             found = _locate_build_cause(error, project, files)
             if found:
@@ -182,6 +221,8 @@ def locate_in_project(errors: list[BuildError], project: Path) -> None:
             continue
         if not local.is_absolute() and (project / local).is_file():
             continue
+        if not local.is_absolute() and error.category == "resource_missing" and error.line is None:
+            continue  # the missing file itself, as the project refers to it: not another one of its name
         if index is None:
             index = list(_project_files(project))
         mapped = _map_onto_project(error.file, project, index)

@@ -91,6 +91,9 @@ _CONFIG_SPECIFIC = _rx(
     r"compiled by a more recent version of the Java",
     r"UnsupportedClassVersionError",
     r"requires (?:Java|JDK|JVM) (?:version )?\d+",
+    # The interpreter is outside the project's requires-python (pip, uv, poetry).
+    r"requires a different Python|the project's Python requirement|does not satisfy Python\s*[<>=!~^]",
+    r"project's (?:Python requirement|supported Python range) \(|is not allowed by the project \(",
     r"compatible with Java \d+",
     r"(?:Java|JDK) \d+ (?:or (?:higher|later|newer) )?is required",
     r"Minimum supported (?:Gradle|Android Gradle plugin|Kotlin) version",
@@ -164,6 +167,12 @@ _LIBRARY = _rx(
     r"\bE404\b|\b404 Not Found\b|Not Found - 404|ERR_PNPM_FETCH_404|is not in (?:the|this) (?:npm )?registry",
     r"\bERESOLVE\b|unable to resolve dependency tree",
     r"Cannot find module '[^']+'(?: or its corresponding type declarations)?",
+    r"Cannot find package '(?![./]|[A-Za-z]:[\\/])",  # node's ESM loader, bare specifiers
+    # tsc: a `types` entry or `/// <reference types>` whose @types package is not installed.
+    r"Cannot find type definition file for '",
+    # javac: a `requires` of module-info.java that no module on the module path provides
+    # (lower case only: webpack's "Module not found: Error: Can't resolve './x'" is a missing file).
+    r"(?-i:\bmodule not found: [\w.]+)",
     r"import [\w.]+ cannot be resolved",
     r"fatal error: [\w/.+-]+\.h(?:pp|h|xx)?: No such file",
     r"cannot find -l[\w.+-]+",

@@ -206,12 +206,13 @@ def _test_error(lines: list[str], index: int, name: str, test: str) -> BuildErro
         detail = ""
     message = f"Test {name} > {test} FAILED" + (f": {detail}" if detail else "")
     file = line = None
-    simple_name = name.rsplit(".", 1)[-1]
+    # Frames of nested (`FooTest$Inner`) and anonymous classes are in the test class's file.
+    simple_name = name.rsplit(".", 1)[-1].split("$", 1)[0]
     for probe in lines[index + 1 : index + 30]:
         if probe and not probe[:1].isspace():
             break  # the indented detail of this test has ended
         frame = _TEST_FRAME.match(probe)
-        if frame and frame.group(1).rsplit(".", 1)[-1] == simple_name:
+        if frame and frame.group(1).rsplit(".", 1)[-1].split("$", 1)[0] == simple_name:
             file = _source_path(frame.group(1), frame.group(2))
             line = int(frame.group(3))
             break

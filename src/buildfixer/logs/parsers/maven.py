@@ -158,7 +158,8 @@ def _test_case(lines: list[str], index: int, match: re.Match[str]) -> BuildError
             if probe.strip() and not probe.startswith((" ", "\t")):
                 break
             continue
-        if frame.group(1) == test_class:
+        # Frames of nested (`FooTest$Inner`) and anonymous classes are in the test class's file.
+        if frame.group(1).split("$", 1)[0] == test_class.split("$", 1)[0]:
             package = test_class.rsplit(".", 1)[0].replace(".", "/") if "." in test_class else ""
             file = f"{package}/{frame.group(2)}" if package else frame.group(2)
             line = int(frame.group(3))
@@ -184,7 +185,9 @@ def _summary_tests(lines: list[str], index: int, first: str) -> list[BuildError]
         if item_text.startswith(("Run ", "at ")):
             continue
         located = _SUMMARY_LOCATION.match(item_text)
-        file, line = (f"{located.group(1)}.java", int(located.group(2))) if located else (None, None)
+        file, line = (
+            (f"{located.group(1).split('$', 1)[0]}.java", int(located.group(2))) if located else (None, None)
+        )
         error = _error(item_text, j, 5, file=file, line=line)
         error.category = "test_failure"
         found.append(error)

@@ -2,7 +2,7 @@
 
 npm prints one error as a block of `npm ERR! ...` (npm <= 9) or `npm error ...` (npm >= 10)
 lines whose `code` line names the kind; we report one error per block. tsc, node and the test
-runners (node --test, jest, mocha) print their own formats, read line by line.
+runners (node --test, jest, vitest; see jstest.py) print their own formats, read line by line.
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from buildfixer.logs.parsers import Parser
+from buildfixer.logs.parsers.jstest import test_failures
 from buildfixer.records import BuildError
 
 _NPM_PREFIX = re.compile(r"^\s*npm (?:ERR!|error)(?: |$)")
@@ -63,6 +64,9 @@ _WEBPACK_HEADER = re.compile(
 _WEBPACK_TSC = re.compile(
     r"^\s*(?:\((?P<line>\d+),(?P<col>\d+)\):? )?(?:error )?(?P<code>TS\d+): (?P<msg>.+)"
 )
+# tsc's explanation below a global error, and the `tsconfig.json:5:16` reference in it (--pretty).
+_WHY = "The file is in the program because"
+_TSC_REFERENCE = re.compile(r"^\s+(?P<file>[^\s:]+\.json):(?P<line>\d+):(?P<col>\d+)\s*$")
 _TSC_MODULE = re.compile(r"Cannot find module '(?P<module>[^']+)'")
 
 # node: the `file.js:12` header above a thrown error's source line, and the error itself.
@@ -78,17 +82,6 @@ _NODE_FRAME = re.compile(
 _NODE_REQUIRE = re.compile(r"^- (?P<file>.+)$")
 _NODE_MISSING = re.compile(r"Cannot find (?:module|package) '(?P<module>[^']+)'")
 
-# Test runners.
-_TAP_NOT_OK = re.compile(r"^\s*not ok \d+ - (?P<name>.+?)(?P<directive> # (?:TODO|SKIP)\b.*)?$")
-_TAP_RESULT = re.compile(r"^\s*(?:not )?ok \d+ ")
-_TAP_LOCATION = re.compile(r"^\s*location: '(?P<file>.+?):(?P<line>\d+):\d+'")
-_TAP_ERROR = re.compile(r"^\s*error: (?P<msg>.+)")
-_SPEC_FAIL = re.compile(r"^\s*[✖✕×] (?P<name>.+?)(?: \([\d.]+ ?m?s\))?$")
-_JEST_BLOCK = re.compile(r"^\s*● (?P<name>.+)$")
-_JEST_FILE = re.compile(r"^FAIL (?P<file>\S.*)$")
-_JEST_AT = re.compile(r"^\s+at .*?\(?(?P<file>[^\s()]+?\.[cm]?[jt]sx?):(?P<line>\d+):\d+\)?$")
-_MOCHA_FAIL = re.compile(r"^\s+\d+\) (?P<name>.+?):?$")
-_TEST_TOTALS = re.compile(r"^(?:# fail [1-9]\d*|ℹ fail [1-9]\d*|Tests:\s+\d+ failed.*|\s*\d+ failing)$")
 _RELATIVE = re.compile(r"^(?:\.{1,2}[\\/]|[\\/]|[A-Za-z]:[\\/]|file:)")
 
 
@@ -145,21 +138,40 @@ def _tsc(groups: dict[str, str | None], index: int, lines: list[str]) -> BuildEr
         category = "resource_missing"  # a file tsconfig.json names is absent
     elif code.startswith("TS5") or code in ("TS18003", "TS6046"):
         category = "configuration"  # compiler options and tsconfig.json
+    file = groups.get("file")
     line, col = groups.get("line") or groups.get("line2"), groups.get("col") or groups.get("col2")
     # tsc puts the detail of a chained message on the next, indented line ("Type 'x' is ...").
     follow = lines[index + 1].strip() if index + 1 < len(lines) and lines[index + 1].startswith("  ") else ""
-    if follow and not follow[0].isdigit() and not follow.startswith("~"):
+    if follow and not follow[0].isdigit() and not follow.startswith(("~", _WHY)):
         message = f"{message} {follow}"
+    if file is None and (cause := _tsc_cause(lines, index)):
+        # A global error (a `types` entry of tsconfig.json naming an absent @types package).
+        file, line, col = cause
     return BuildError(
         message=f"{code}: {message}",
         category=category,
         tool="tsc",
-        file=groups.get("file"),
+        file=file,
         line=int(line) if line else None,
         column=int(col) if col else None,
         log_line=index,
-        specificity=_tsc_specificity(code, bool(groups.get("file"))),
+        specificity=_tsc_specificity(code, bool(file)),
     )
+
+
+def _tsc_cause(lines: list[str], index: int) -> tuple[str, str | None, str | None] | None:
+    """Where tsc's "The file is in the program because:" note says a global error comes from."""
+    follow = lines[index + 1 : index + 12]
+    if not follow or not follow[0].strip().startswith(_WHY):
+        return None
+    for text in follow[1:]:
+        if found := _TSC_REFERENCE.match(text):
+            return found["file"], found["line"], found["col"]
+        if _TSC_GLOBAL.match(text) or _TSC_LOCATED.match(text):
+            break
+    if any("specified in compilerOptions" in t for t in follow[1:4]):
+        return "tsconfig.json", None, None
+    return None
 
 
 def _webpack_tsc(lines: list[str], index: int) -> BuildError | None:
@@ -234,83 +246,6 @@ def _node_error(lines: list[str], index: int, found: re.Match[str]) -> BuildErro
     )
 
 
-def _test_failures(lines: list[str]) -> list[BuildError]:
-    """Failing tests of node --test (TAP and spec), jest and mocha."""
-    errors: list[BuildError] = []
-    jest_file: str | None = None
-    names: set[str] = set()
-    for index, text in enumerate(lines):
-        if (jest := _JEST_FILE.match(text)) is not None:
-            jest_file = jest["file"]
-            continue
-        tap = _TAP_NOT_OK.match(text)
-        if tap and not tap["directive"]:
-            errors.append(_tap_failure(lines, index, tap["name"]))
-        elif (block := _JEST_BLOCK.match(text)) and block["name"] not in names:
-            names.add(block["name"])
-            errors.append(_block_failure(lines, index, block["name"], jest_file))
-        elif (
-            (spec := _SPEC_FAIL.match(text))
-            and text.lstrip()[0] in "✖×"
-            and spec["name"] != "failing tests:"
-            and not spec["name"].startswith("｢")  # webpack-dev-middleware's `✖ ｢wdm｣:` log tag
-            # node's spec reporter lists each failure twice (inline and under "failing tests:").
-            and spec["name"] not in names
-        ):
-            names.add(spec["name"])
-            errors.append(_block_failure(lines, index, spec["name"], None))
-    if not errors:
-        errors = [
-            BuildError(t.strip(), "test_failure", "node", log_line=i, specificity=1)
-            for i, t in enumerate(lines)
-            if ("fail" in t or "Tests:" in t) and _TEST_TOTALS.match(t)
-        ][:1]
-    return errors
-
-
-def _tap_failure(lines: list[str], index: int, name: str) -> BuildError:
-    """`not ok N - name` and its YAML block (location, error)."""
-    error = BuildError(f"not ok - {name}", "test_failure", "node", log_line=index, specificity=9)
-    detail = ""
-    end = min(len(lines), index + 40)
-    for at in range(index + 1, end):
-        text = lines[at]
-        if _TAP_RESULT.match(text):
-            break
-        if location := _TAP_LOCATION.match(text):
-            error.file, error.line = location["file"], int(location["line"])
-        elif not detail and (err := _TAP_ERROR.match(text)):
-            detail = err["msg"].strip().strip("'\"")
-            if detail in ("|-", "|", ">-", "|+"):
-                # A YAML block scalar: the message is on the following indented lines.
-                detail = next((t.strip() for t in lines[at + 1 : end] if t.strip()), "")
-    if detail:
-        error.message = f"{error.message}: {detail}"
-    return error
-
-
-def _block_failure(lines: list[str], index: int, name: str, file: str | None) -> BuildError:
-    """A jest `● name` / node spec `✖ name` block: the first message line and the test's frame."""
-    error = BuildError(name, "test_failure", "node", file, log_line=index, specificity=9)
-    detail = ""
-    for text in lines[index + 1 : index + 40]:
-        if _JEST_BLOCK.match(text) or _SPEC_FAIL.match(text):
-            break
-        stripped = text.strip()
-        if (
-            not detail
-            and stripped
-            and not stripped.startswith(("at ", ">", "|"))
-            and not stripped[0].isdigit()
-        ):
-            detail = stripped
-        if (frame := _JEST_AT.match(text)) and "node_modules" not in frame["file"] and "node:" not in text:
-            error.file, error.line = frame["file"], int(frame["line"])
-            break
-    error.message = f"{name}: {detail}" if detail else name
-    return error
-
-
 def parse(lines: list[str]) -> list[BuildError]:
     """Find npm, tsc, Node.js and test-runner errors in a cleaned log.
 
@@ -321,6 +256,7 @@ def parse(lines: list[str]) -> list[BuildError]:
         The errors in log order.
     """
     errors: list[BuildError] = []
+    tests = test_failures(lines)
     index = 0
     while index < len(lines):
         text = lines[index]
@@ -336,10 +272,15 @@ def parse(lines: list[str]) -> list[BuildError]:
         elif "ERROR in" in text and "error TS" not in text and (webpack := _webpack_tsc(lines, index + 1)):
             errors.append(webpack)
             index += 1
-        elif "Error" in text and (node := _NODE_ERROR.match(text)) and _has_js_stack(lines, index):
+        elif (
+            "Error" in text
+            and (node := _NODE_ERROR.match(text))
+            and _has_js_stack(lines, index)
+            and not tests.covers(index)  # an error a failing test threw belongs to that test
+        ):
             errors.append(_node_error(lines, index, node))
         index += 1
-    errors.extend(_test_failures(lines))
+    errors.extend(tests.errors)
     errors.sort(key=lambda e: e.log_line or 0)
     return errors
 
@@ -357,6 +298,7 @@ PARSER = Parser(
         "✕",
         "failing",
         "Tests:",
+        "FAIL ",  # jest's and vitest's badge
     ),
     parse=parse,
 )

@@ -1,5 +1,7 @@
 """Python build and test errors: pip, build backends (setuptools), tracebacks, compileall, pytest.
 
+Tracebacks are read by pytrace.py; Python-version requirement mismatches by pyversion.py.
+
 A Python failure usually prints its real cause once (a traceback's last line, pip's resolver
 verdict, a failed test) and then summaries around it ("subprocess-exited-with-error",
 "N failed"). The specific causes get high specificity, the summaries low.
@@ -9,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from buildfixer.logs.parsers import Parser
+from buildfixer.logs.parsers import Parser, pytrace
 from buildfixer.records import BuildError
 
 # --- pip -----------------------------------------------------------------------------------
@@ -30,7 +32,6 @@ _PIP_SIMPLE: tuple[tuple[re.Pattern[str], str, int], ...] = (
         8,
     ),
     (re.compile(r"ERROR: Invalid requirement: .*"), "configuration", 8),
-    (re.compile(r"ERROR: Package '.*' requires a different Python: .*"), "configuration", 8),
     (re.compile(r"ERROR: Could not build wheels for .*"), "other", 2),
     (re.compile(r"ERROR: Failed building wheel for .*"), "other", 2),
     (
@@ -46,24 +47,8 @@ _PIP_SUMMARY = re.compile(r"^\s*(?:error: (?:subprocess-exited-with-error|metada
 # setuptools' own `error: ...` lines (not pip's, which use the same prefix but a dashed code).
 _SETUPTOOLS_ERROR = re.compile(r"^\s*error: (?P<msg>(?!subprocess-exited|metadata-generation)[^-\s].*)")
 
-# --- tracebacks and compile errors --------------------------------------------------------
-_TRACEBACK = re.compile(r"^(?P<indent>\s*)Traceback \(most recent call last\):")
-_FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+)(?P<in>, in .*)?')
-# `ValueError: x`, `json.decoder.JSONDecodeError: x`, `KeyboardInterrupt`; the name must look
-# like an exception class so that ordinary log lines ("Note: ...") do not end a traceback.
-_EXCEPTION = re.compile(
-    r"^\s*(?:E\s+)?(?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Warning|NotFound\w*)|"
-    r"StopIteration|AssertionError)(?::\s*(?P<msg>.*))?$"
-)
+# --- compile errors (tracebacks are read by pytrace) -------------------------------------
 _COMPILEALL = re.compile(r"^\*\*\* Error compiling '(?P<file>.+)'\.\.\.")
-# Frames that are not the project's own code.
-_FOREIGN_FRAME = re.compile(
-    r"site-packages|dist-packages|[/\\]lib[/\\]python\d|[/\\]Lib[/\\]|^<|_in_process|pip[/\\]_vendor|"
-    r"pip-build-env|importlib|runpy|_pytest[/\\]|pluggy[/\\]"
-)
-_SYNTAX_TYPES = ("SyntaxError", "IndentationError", "TabError")
-_MAX_FRAMES_SCAN = 400  # a traceback longer than this is recursion; we stop looking for its end
-_BARE_FRAME_SCAN = 6
 
 # --- pytest ------------------------------------------------------------------------------
 _PYTEST_SECTION = re.compile(r"^=+ (?P<name>FAILURES|ERRORS|short test summary info|warnings summary) =+$")
@@ -76,78 +61,6 @@ _PYTEST_SUMMARY_ITEM = re.compile(
 _PYTEST_TOTALS = re.compile(r"^=+ (?P<totals>.*\b\d+ (?:failed|errors?)\b.*) in [\d.]+s.*=+$")
 _PYTEST_CONFTEST = re.compile(r"^ImportError while loading conftest '(?P<file>.+)'\.")
 _PYTEST_USAGE = re.compile(r"^(?:ERROR: )?(?:pytest|py\.test): error: (?P<msg>.+)")
-
-
-# pytest refusing to run: a marker no plugin registers (plugin missing, or --strict-markers),
-# an unknown ini option or command-line argument.
-_PYTEST_CONFIG = re.compile(
-    r"not found in `markers` configuration option|unrecognized arguments:|Unknown config option"
-)
-
-
-def _exception_category(exc_type: str, message: str) -> str:
-    """Map an exception type to the taxonomy."""
-    name = exc_type.rsplit(".", 1)[-1]
-    if name in _SYNTAX_TYPES:
-        return "syntax"
-    if name in ("ModuleNotFoundError", "ImportError") or "DistributionNotFound" in name:
-        return "library_unavailable"
-    if name == "FileNotFoundError" or "No such file or directory" in message:
-        return "resource_missing"
-    if _PYTEST_CONFIG.search(message):
-        return "configuration"  # the test run itself is misconfigured, no test has failed
-    return "other"
-
-
-def _project_frame(frames: list[tuple[str, int]]) -> tuple[str | None, int | None]:
-    """The innermost frame in the project's own code, or the innermost frame at all."""
-    for index in range(len(frames) - 1, -1, -1):
-        file, line = frames[index]
-        if file == "<string>" and index > 0 and "build_meta" in frames[index - 1][0]:
-            # setuptools' build backend execs setup.py as "<string>".
-            return "setup.py", line
-        if not _FOREIGN_FRAME.search(file):
-            return file, line
-    return (frames[-1][0], frames[-1][1]) if frames and not frames[-1][0].startswith("<") else (None, None)
-
-
-def _traceback(lines: list[str], start: int, tool: str) -> tuple[BuildError | None, int]:
-    """Read a traceback (or a bare compile error) from `start`; return it and the next index."""
-    frames: list[tuple[str, int]] = []
-    syntax_frame: tuple[str, int] | None = None
-    has_header = bool(_TRACEBACK.match(lines[start]))
-    # A bare `File "x", line N` is a compile error only when its SyntaxError follows right away.
-    end = min(len(lines), start + (_MAX_FRAMES_SCAN if has_header else _BARE_FRAME_SCAN))
-    index = start + 1 if has_header else start
-    while index < end:
-        text = lines[index]
-        if frame := _FRAME.match(text):
-            frames.append((frame["file"], int(frame["line"])))
-            # A frame without ", in func" is where a SyntaxError points.
-            syntax_frame = (frame["file"], int(frame["line"])) if not frame["in"] else None
-        elif exc := _EXCEPTION.match(text):
-            exc_type, message = exc["type"], (exc["msg"] or "").strip()
-            file: str | None
-            line: int | None
-            if exc_type.rsplit(".", 1)[-1] in _SYNTAX_TYPES and syntax_frame:
-                file, line = syntax_frame
-            else:
-                file, line = _project_frame(frames)
-            category = _exception_category(exc_type, message)
-            error = BuildError(
-                message=f"{exc_type}: {message}" if message else exc_type,
-                category=category,
-                tool=tool,
-                file=file,
-                line=line,
-                log_line=start,
-                specificity=10 if file and category != "other" else 8 if file else 6,
-            )
-            return error, index + 1
-        elif not text.strip() and not frames:
-            break
-        index += 1
-    return None, index
 
 
 def _pip_versions(versions: str | None) -> str:
@@ -209,15 +122,15 @@ def _pytest_blocks(lines: list[str]) -> dict[str, BuildError]:
         error = blocks[title]
         if e_line := _PYTEST_E_LINE.match(text):
             body = e_line["text"].strip()
-            if frame := _FRAME.match(body):
+            if frame := pytrace.FRAME.match(body):
                 # A SyntaxError during collection shows `E     File "x.py", line N`.
                 error.file, error.line = frame["file"], int(frame["line"])
-            elif (exc := _EXCEPTION.match(body)) and exc["type"]:
+            elif (exc := pytrace.EXCEPTION.match(body)) and exc["type"]:
                 error.category = _pytest_category(exc["type"], exc["msg"] or "")
                 error.message = body
             elif not error.message and body:
                 error.message = body
-        elif (location := _PYTEST_LOCATION.match(text)) and not _FOREIGN_FRAME.search(location["file"]):
+        elif (location := _PYTEST_LOCATION.match(text)) and not pytrace.foreign(location["file"]):
             # The innermost project frame wins; pytest prints frames outermost first.
             error.file, error.line = location["file"], int(location["line"])
     return blocks
@@ -225,7 +138,7 @@ def _pytest_blocks(lines: list[str]) -> dict[str, BuildError]:
 
 def _pytest_category(exc_type: str, message: str) -> str:
     """A failing test is test_failure unless the test could not even be imported."""
-    category = _exception_category(exc_type, message)
+    category = pytrace.exception_category(exc_type, message)
     return category if category != "other" else "test_failure"
 
 
@@ -261,7 +174,7 @@ def _pytest(lines: list[str]) -> list[BuildError]:
         if block and block.message and (not message or message.endswith("...")):
             message = block.message  # the summary line is cut to the terminal width
         category = block.category if block else "test_failure"
-        if category == "test_failure" and _PYTEST_CONFIG.search(message):
+        if category == "test_failure" and pytrace.PYTEST_CONFIG.search(message):
             category = "configuration"
         errors.append(
             BuildError(
@@ -308,15 +221,15 @@ def parse(lines: list[str]) -> list[BuildError]:
             # Tracebacks a failing test printed belong to that test, not to the build.
             index += 1
             continue
-        frame = _FRAME.match(text)
-        if _TRACEBACK.match(text) or (frame and not frame["in"]):
-            error, after = _traceback(lines, index, "setuptools" if in_backend else "python")
+        frame = pytrace.FRAME.match(text)
+        if pytrace.TRACEBACK.match(text) or (frame and not frame["in"]):
+            error, after = pytrace.traceback(lines, index, "setuptools" if in_backend else "python")
             if error:
                 errors.append(error)
                 index = after
                 continue
         elif compiled := _COMPILEALL.match(stripped):
-            error, after = _traceback(lines, index + 1, "python")
+            error, after = pytrace.traceback(lines, index + 1, "python")
             if error:
                 error.file = error.file or compiled["file"]
                 error.log_line = index
@@ -377,11 +290,11 @@ def _pytest_special(
     assert conftest is not None
     file, line, message, category = conftest["file"], None, lines[index].strip(), "library_unavailable"
     for text in lines[index + 1 : index + 40]:
-        if (location := _PYTEST_LOCATION.match(text)) and not _FOREIGN_FRAME.search(location["file"]):
+        if (location := _PYTEST_LOCATION.match(text)) and not pytrace.foreign(location["file"]):
             file, line = location["file"], int(location["line"])
-        elif (e_line := _PYTEST_E_LINE.match(text)) and (exc := _EXCEPTION.match(e_line["text"])):
+        elif (e_line := _PYTEST_E_LINE.match(text)) and (exc := pytrace.EXCEPTION.match(e_line["text"])):
             message = e_line["text"].strip()
-            category = _exception_category(exc["type"], exc["msg"] or "")
+            category = pytrace.exception_category(exc["type"], exc["msg"] or "")
             break
     return BuildError(message, category, "pytest", file, line, log_line=index, specificity=9)
 

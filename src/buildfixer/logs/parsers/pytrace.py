@@ -1,0 +1,166 @@
+"""Python tracebacks: the exception, its category and the project location it points at.
+
+Used by the python parser (this module has no PARSER of its own). A traceback's frames run
+through the project's code, installed packages and the interpreter's standard library; only
+the first kind is a place to fix. Frames in the interpreter's `lib/pythonX.Y` (`pathlib.py`
+opening a file), in `site-packages` or in a build backend's isolated environment are never
+reported as the location. When no frame is the project's (a build backend reading the
+`readme` that pyproject.toml names), a missing file the message names is the location.
+"""
+
+from __future__ import annotations
+
+import re
+
+from buildfixer.records import BuildError
+
+TRACEBACK = re.compile(r"^(?P<indent>\s*)Traceback \(most recent call last\):")
+FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+)(?P<in>, in .*)?')
+# `ValueError: x`, `json.decoder.JSONDecodeError: x`, `KeyboardInterrupt`; the name must look
+# like an exception class so that ordinary log lines ("Note: ...") do not end a traceback.
+EXCEPTION = re.compile(
+    r"^\s*(?:E\s+)?(?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Warning|NotFound\w*)|"
+    r"StopIteration|AssertionError)(?::\s*(?P<msg>.*))?$"
+)
+# Frames that are not the project's own code: installed packages, the standard library of
+# CPython (`lib/python3.11`, `lib64/...`, Windows `Lib\`, macOS frameworks) and PyPy, build
+# backends' isolated environments, pip's hook runner, the import machinery and test runners.
+FOREIGN_FRAME = re.compile(
+    r"site-packages|dist-packages|[/\\]lib(?:64)?[/\\](?:python|pypy)\d|[/\\]Lib[/\\]|lib-python[/\\]"
+    r"|Python\.framework[/\\]|^<|_in_process|pip[/\\]_vendor|pip-build-env|importlib|runpy"
+    r"|_pytest[/\\]|pluggy[/\\]"
+)
+SYNTAX_TYPES = ("SyntaxError", "IndentationError", "TabError")
+# pytest refusing to run: a marker no plugin registers (plugin missing, or --strict-markers),
+# an unknown ini option or command-line argument.
+PYTEST_CONFIG = re.compile(
+    r"not found in `markers` configuration option|unrecognized arguments:|Unknown config option"
+)
+# Build backends, named after the package their frames run in (`site-packages/hatchling/...`).
+_BACKEND = re.compile(
+    r"[/\\](?P<name>setuptools|hatchling|flit_core|poetry[/\\]core|pdm[/\\]backend|mesonpy|maturin"
+    r"|scikit_build_core)[/\\]"
+)
+_MAX_FRAMES_SCAN = 400  # a traceback longer than this is recursion; we stop looking for its end
+_BARE_FRAME_SCAN = 6
+
+# A file a message says is absent, in the words of open() (`No such file or directory: 'x'`,
+# Windows' `cannot find the file specified: 'x'`) and of build backends: hatchling's
+# `Readme file does not exist: README.md`, flit's `Description file README.md does not exist`,
+# poetry-core's ``Readme path `/p/README.md` does not exist``, setuptools' `File 'x' cannot be found`.
+_MISSING_FILE = (
+    re.compile(
+        r"(?:No such file or directory|cannot find the (?:file|path) specified)\s*:\s*"
+        r"(?P<q>['\"])(?P<path>[^'\"]+)(?P=q)",
+        re.IGNORECASE,
+    ),
+    re.compile(
+        r"\b(?:file|path|readme|license|directory)\s*(?:file\s*)?(?:does not exist|not found|is missing"
+        r"|cannot be found)\s*:\s*['\"`]?(?P<path>[^\s'\"`]+?)['\"`]?\.?$",
+        re.IGNORECASE,
+    ),
+    re.compile(
+        r"\b(?:file|path)\s+['\"`]?(?P<path>[^\s'\"`]+?)['\"`]?\s+(?:does not exist|not found|is missing"
+        r"|cannot be found|could not be found)",
+        re.IGNORECASE,
+    ),
+)
+
+
+def foreign(file: str) -> bool:
+    """True for a frame's file that is not the project's (see FOREIGN_FRAME)."""
+    return bool(FOREIGN_FRAME.search(file))
+
+
+def missing_file(message: str) -> str | None:
+    """The path of a missing file a message names, as named (relative paths stay relative)."""
+    for pattern in _MISSING_FILE:
+        if found := pattern.search(message):
+            path = found["path"].rstrip(".,;:")
+            if path and not path.startswith(("<", "-")):
+                return path
+    return None
+
+
+def exception_category(exc_type: str, message: str) -> str:
+    """Map an exception type (and its message) to the taxonomy."""
+    name = exc_type.rsplit(".", 1)[-1]
+    if name in SYNTAX_TYPES:
+        return "syntax"
+    if name in ("ModuleNotFoundError", "ImportError") or "DistributionNotFound" in name:
+        return "library_unavailable"
+    if name == "FileNotFoundError" or "No such file or directory" in message or missing_file(message):
+        return "resource_missing"
+    if PYTEST_CONFIG.search(message):
+        return "configuration"  # the test run itself is misconfigured, no test has failed
+    return "other"
+
+
+def project_frame(frames: list[tuple[str, int]]) -> tuple[str | None, int | None]:
+    """The innermost frame in the project's own code, or none."""
+    for index in range(len(frames) - 1, -1, -1):
+        file, line = frames[index]
+        if file == "<string>" and index > 0 and "build_meta" in frames[index - 1][0]:
+            # setuptools' build backend execs setup.py as "<string>".
+            return "setup.py", line
+        if not foreign(file):
+            return file, line
+    return None, None
+
+
+def traceback(lines: list[str], start: int, tool: str) -> tuple[BuildError | None, int]:
+    """Read a traceback (or a bare compile error) from `start`; return it and the next index."""
+    frames: list[tuple[str, int]] = []
+    syntax_frame: tuple[str, int] | None = None
+    has_header = bool(TRACEBACK.match(lines[start]))
+    # A bare `File "x", line N` is a compile error only when its SyntaxError follows right away.
+    end = min(len(lines), start + (_MAX_FRAMES_SCAN if has_header else _BARE_FRAME_SCAN))
+    index = start + 1 if has_header else start
+    while index < end:
+        text = lines[index]
+        if frame := FRAME.match(text):
+            frames.append((frame["file"], int(frame["line"])))
+            # A frame without ", in func" is where a SyntaxError points.
+            syntax_frame = (frame["file"], int(frame["line"])) if not frame["in"] else None
+        elif exc := EXCEPTION.match(text):
+            message = (exc["msg"] or "").strip()
+            return _exception(exc["type"], message, frames, syntax_frame, start, tool), index + 1
+        elif not text.strip() and not frames:
+            break
+        index += 1
+    return None, index
+
+
+def _exception(
+    exc_type: str,
+    message: str,
+    frames: list[tuple[str, int]],
+    syntax_frame: tuple[str, int] | None,
+    start: int,
+    tool: str,
+) -> BuildError:
+    file: str | None
+    line: int | None
+    if exc_type.rsplit(".", 1)[-1] in SYNTAX_TYPES and syntax_frame:
+        file, line = syntax_frame
+    else:
+        file, line = project_frame(frames)
+    category = exception_category(exc_type, message)
+    if tool == "setuptools":
+        # Inside pip's build-backend output: name the backend whose code raised.
+        backend = next((b for f, _ in reversed(frames) if (b := _BACKEND.search(f))), None)
+        if backend:
+            tool = re.sub(r"[/\\_]", "-", backend["name"])  # poetry-core, flit-core, pdm-backend
+    if file is None and category == "resource_missing":
+        # Only library code ran (a build backend reading the readme pyproject.toml names):
+        # the file to create or fix the reference to is the one the message names.
+        file = missing_file(message)
+    return BuildError(
+        message=f"{exc_type}: {message}" if message else exc_type,
+        category=category,
+        tool=tool,
+        file=file,
+        line=line,
+        log_line=start,
+        specificity=10 if file and category != "other" else 8 if file else 6,
+    )
