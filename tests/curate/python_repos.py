@@ -99,6 +99,20 @@ def human_repo(path: Path, counters: Path) -> dict:
     }
 
 
+def duplicate_repo(path: Path) -> dict:
+    """One merged branch whose first two commits fail with the same error: one instance, one duplicate."""
+    repo = Repo(path)
+    initial(repo)
+    mul = ADD + "\n\ndef mul(a, b):\n    return a * b\n"
+    repo.branch("mul")
+    syntax = repo.commit("Add mul", {"src/calc/__init__.py": mul.replace("mul(a, b):", "mul(a, b)")})
+    same_error = repo.commit("Document mul", {"README.md": "mul multiplies.\n"})
+    repo.commit("Fix the mul signature", {"src/calc/__init__.py": mul})
+    repo.checkout("main")
+    repo.merge("mul")
+    return {"repo": path, "instances": {syntax: "syntax"}, "rejected": {same_error: "duplicate"}}
+
+
 def dependency_repo(path: Path) -> dict:
     """Commits changing build files and code: one needs its build change, one does not, one never built."""
     repo = Repo(path)

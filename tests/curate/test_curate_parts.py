@@ -137,3 +137,60 @@ def test_ranges_file(tmp_path):
     path.write_text("abc123\n")
     with pytest.raises(BuildfixerError, match="prs.txt:1: expected BASE..HEAD"):
         read_ranges(path)
+
+
+def test_a_later_outcome_earlier_in_history_makes_the_kept_one_a_duplicate(tmp_path):
+    """Outcomes arrive in the order they finish: the state, the summary and the progress follow the rule."""
+    from buildfixer.bench.run import read_results
+    from buildfixer.curate.filters import Outcome
+    from buildfixer.curate.state import Standings, read_state, state_path
+    from buildfixer.curate.summary import Summary
+
+    def passed(key, date):
+        instance = {"instance_id": f"r-{key}", "created_at": date}
+        return Outcome(key, "human", True, signature="same", instance=instance)
+
+    out, summary = tmp_path / "d.jsonl", Summary("human", "r")
+    state = Standings(out, "r", {"human-b", "human-a", "human-c"}, summary)
+    assert [r["accepted"] for r in state.add(passed("human-b", "2024-02-01"))] == [True]
+    assert summary.accepted == 1 and summary.rejected == {}
+    written = state.add(passed("human-a", "2024-01-01"))  # earlier in history, finished later
+    assert [(r["key"], r["accepted"], r["filter"]) for r in written] == [
+        ("human-a", True, None), ("human-b", False, "duplicate"),
+    ]  # fmt: skip
+    assert written[1]["duplicate_of"] == "human-a" and "r-human-a" in written[1]["reason"]
+    assert summary.accepted == 1 and summary.rejected == {"duplicate": 1}
+    (late,) = state.add(passed("human-c", "2024-03-01"))  # a duplicate from the start: one line
+    assert (late["accepted"], late["filter"], late["duplicate_of"]) == (False, "duplicate", "human-a")
+    rejected = Outcome("human-d", "human", False, filter="fails_bad", reason="builds")
+    state.add(rejected)  # not this run's candidate: written, not counted
+    assert summary.accepted == 1 and summary.rejected == {"duplicate": 2}
+    assert len(read_results(state_path(out))) == 5
+
+    # Read again (a resumed run): the same standings and counts, nothing to append.
+    again = Summary("human", "r")
+    assert Standings(out, "r", {"human-b", "human-a", "human-c"}, again).reload() == []
+    assert (again.accepted, again.rejected) == (1, {"duplicate": 2})
+    assert {k: r["accepted"] for (_, k), r in read_state(state_path(out)).items()} == {
+        "human-a": True, "human-b": False, "human-c": False, "human-d": False,
+    }  # fmt: skip
+
+
+def test_summary_counts_each_state_once():
+    from buildfixer.curate.summary import Summary
+
+    summary = Summary("human", "r")
+    summary.count({"builds": 2, "states": {"k1": "succeeded", "k2": "cached"}})
+    summary.count({"builds": 1, "states": {"k1": "failed", "k2": "cached", "k3": "cached"}})
+    summary.count({"hits": 1})  # a state file row written before states were counted
+    assert (summary.states_built, summary.states_succeeded, summary.states_failed) == (1, 0, 1)
+    assert (summary.states_cached, summary.builds_run, summary.cache_hits) == (2, 3, 2)
+    summary.count({"states": {"k2": "succeeded"}})  # built by a later job: no longer from the cache
+    assert (summary.states_built, summary.states_cached) == (2, 1)
+    line = summary.text("d.jsonl").splitlines()[1]
+    assert line.startswith(
+        "states: 2 built (1 succeeded, 1 failed), 1 from cache (hit rate 33%); 3 build(s) run"
+    )
+    data = summary.to_dict()
+    assert "_states" not in data
+    assert (data["states_built"], data["states_failed"], data["states_cached"]) == (2, 1, 1)

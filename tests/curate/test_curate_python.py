@@ -10,7 +10,8 @@ from python_repos import dependency_repo, human_repo, llm_repo
 from buildfixer.bench.dataset import load_dataset
 from buildfixer.bench.run import read_results
 from buildfixer.curate.filters import Limits
-from buildfixer.curate.pipeline import curate, state_path
+from buildfixer.curate.pipeline import curate
+from buildfixer.curate.state import state_path
 
 pytestmark = pytest.mark.slow
 
@@ -28,13 +29,15 @@ def check(summary, out, planted, mode):
             and instance.difficulty == "trivial"
             and instance.created_at.startswith("2024-")
         )
-    rows = {r["key"]: r for r in read_results(state_path(out))}
+    rows = {r["key"]: r for r in read_results(state_path(out))}  # the last line of each is its standing
     for sha, filter_name in planted["rejected"].items():
         row = rows[f"{mode}-{sha[:12]}"]
-        if filter_name == "duplicate":  # passes every filter; dropped when the dataset is written
-            assert row["accepted"], row
-        else:
-            assert (row["accepted"], row["filter"]) == (False, filter_name), row
+        assert (row["accepted"], row["filter"]) == (False, filter_name), row
+        if filter_name == "duplicate":  # names the instance it duplicates, which is kept
+            assert row["duplicate_of"] in {f"{mode}-{s[:12]}" for s in planted["instances"]}, row
+            assert f"{planted['repo'].name}-{row['duplicate_of']}" in row["reason"], row
+    kept = sorted(f"{mode}-{i.instance_id.rsplit('-', 1)[-1]}" for i in load_dataset(out))
+    assert sorted(key for key, row in rows.items() if row["accepted"]) == kept  # the state agrees
     assert summary.rejected == dict(Counter(planted["rejected"].values()))
     assert summary.accepted == len(planted["instances"])
     assert summary.candidates == len(planted["instances"]) + len(planted["rejected"])
@@ -58,6 +61,9 @@ def test_human_mode(tmp_path):
     again = curate("human", planted["repo"], tmp_path / "again.jsonl", limits=Limits(max_lines=30),
                    build_cache=cache)  # fmt: skip
     assert again.states_built == 0 and again.hit_rate == 1.0
+    assert again.states_cached == summary.states_built and (again.accepted, again.rejected) == (
+        summary.accepted, summary.rejected,
+    )  # fmt: skip
     first = [json.loads(line) for line in out.read_text().splitlines()]
     second = [json.loads(line) for line in (tmp_path / "again.jsonl").read_text().splitlines()]
     assert [i["instance_id"] for i in first] == [i["instance_id"] for i in second]
@@ -65,6 +71,7 @@ def test_human_mode(tmp_path):
     # Rerunning into the same dataset resumes: nothing left to evaluate, nothing duplicated.
     resumed = curate("human", planted["repo"], out, limits=Limits(max_lines=30), build_cache=cache)
     assert resumed.evaluated == 0 and resumed.states_built == 0
+    assert (resumed.accepted, resumed.rejected) == (summary.accepted, summary.rejected)
     assert out.read_text() == "".join(json.dumps(i) + "\n" for i in first)
 
 

@@ -52,17 +52,38 @@ class BuildRecord:
         return f"{self.status}/{self.category}" if self.category else self.status
 
 
+# What became of a state in a run, in the order merging keeps the last of: answered by the cache
+# alone, built with every build a success, built with some build not a success.
+STATE_KINDS = ("cached", "succeeded", "failed")
+
+
+def merge_state(a: str | None, b: str) -> str:
+    """The kind of a state asked for twice: built beats cached, failed beats succeeded."""
+    return b if a is None or STATE_KINDS.index(b) > STATE_KINDS.index(a) else a
+
+
 @dataclass
 class CacheStats:
     """Build requests of one builder.
 
-    `hits` were answered by the cache, `misses` were not (a state built), and `builds` counts the
-    builds run for the misses, repeats included.
+    `hits` were answered by the cache, `misses` were not, and `builds` counts the builds run for the
+    misses, repeats included. `states` tells, per cache key (one state), whether this builder only
+    read it from the cache or built it, and then whether every build it returned succeeded (see
+    STATE_KINDS); a summary merges these over its jobs, so each state counts once.
     """
 
     hits: int = 0
     misses: int = 0
     builds: int = 0
+    states: dict[str, str] = field(default_factory=dict)
+
+    def note(self, key: str, built: bool, records: list[BuildRecord]) -> None:
+        """Record one request of state `key` and the records it returned."""
+        if not built:
+            kind = "cached"
+        else:
+            kind = "succeeded" if all(r.status == "success" for r in records) else "failed"
+        self.states[key] = merge_state(self.states.get(key), kind)
 
 
 @functools.cache
@@ -95,16 +116,19 @@ def toolchain(system: str, jdk: int | None) -> str:
 class BuildCache:
     """Build records by key, one JSON file each (written atomically), safe across threads."""
 
+    # Per process, not per cache object: every job has its own builder (and cache object, for its
+    # stats), and two jobs needing the same state must still build it once.
+    _locks: dict[tuple[str, str], threading.Lock] = {}
+    _guard = threading.Lock()
+
     def __init__(self, root: Path) -> None:
         self.root = root
         self.stats = CacheStats()
-        self._locks: dict[str, threading.Lock] = {}
-        self._guard = threading.Lock()
 
     def lock(self, key: str) -> threading.Lock:
-        """The lock of one key: two jobs needing the same tree build it once."""
+        """The lock of one key: two jobs of this process needing the same tree build it once."""
         with self._guard:
-            return self._locks.setdefault(key, threading.Lock())
+            return self._locks.setdefault((str(self.root), key), threading.Lock())
 
     def _path(self, key: str) -> Path:
         return self.root / key[:2] / f"{key}.json"
@@ -180,12 +204,14 @@ class StateBuilder:
             records = self.cache.get(key)
             if len(records) >= repeats:
                 self.cache.stats.hits += 1
+                self.cache.stats.note(key, False, records[:repeats])
                 return records[:repeats]
             self.cache.stats.misses += 1
             self.cache.stats.builds += repeats - len(records)
             for record in self._run(sha, system, repeats - len(records), as_of):
                 self.cache.add(key, record, about)
                 records.append(record)
+            self.cache.stats.note(key, True, records)
         return records
 
     def _run(self, sha: str, system: str, count: int, as_of: str | None) -> list[BuildRecord]:

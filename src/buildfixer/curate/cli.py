@@ -125,14 +125,7 @@ def _run_mode(mode: str, args: dict[str, Any]) -> None:
     if args["as_json"]:
         typer.echo(json.dumps(summary.to_dict(), indent=2))
         return
-    rejected = ", ".join(f"{name} {n}" for name, n in summary.rejected.items()) or "none"
-    typer.echo(
-        f"{summary.accepted} new instance(s) from {summary.candidates} candidate(s) "
-        f"({summary.evaluated} evaluated now); rejected: {rejected}\n"
-        f"{summary.states_built} build(s) run, {summary.cache_hits} from the cache "
-        f"(hit rate {summary.hit_rate:.0%}), {summary.duration_s:.0f} s; "
-        f"{summary.instances_in_file} instance(s) in {args['out']}"
-    )
+    typer.echo(summary.text(args["out"]))
 
 
 @curate_app.command()

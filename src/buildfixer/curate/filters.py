@@ -50,7 +50,7 @@ class Limits:
 
 @dataclass
 class Outcome:
-    """What became of one candidate; `instance` holds the instance's fields when it was kept."""
+    """What became of one candidate; `instance` holds the instance's fields when it passed the filters."""
 
     key: str
     mode: str
@@ -58,8 +58,9 @@ class Outcome:
     filter: str | None = None
     reason: str = ""
     signature: str | None = None
-    instance: dict[str, Any] | None = None
-    stats: dict[str, int] = field(default_factory=dict)  # its build requests (CacheStats)
+    instance: dict[str, Any] | None = None  # kept when rejected as `duplicate`, to decide again
+    stats: dict[str, Any] = field(default_factory=dict)  # its build requests (CacheStats)
+    duplicate_of: str | None = None  # the key of the kept instance with the same signature
 
 
 def check_size(patch: str, limits: Limits) -> tuple[int, int]:

@@ -1,11 +1,13 @@
 """`buildfixer curate`: find candidates, run them through the filters in parallel, write the dataset.
 
 Every candidate's outcome is appended to `<out>.state.jsonl` as soon as it is known (one locked,
-fsynced line), so a run killed at any point resumes where it stopped; builds are cached by tree,
-so the resumed or a second run rebuilds nothing. The dataset itself is rewritten atomically from
-that state at the end of each run: every kept instance of every mode and repository curated into
-the same file, duplicates dropped in history order, plus `repos/<name>.bundle` holding the
-commits the instances need (synthetic states included), so the dataset is self-contained.
+fsynced line; curate.state), so a run killed at any point resumes where it stopped; builds are
+cached by tree, so the resumed or a second run rebuilds nothing. The `duplicate` filter is decided
+on the state as outcomes arrive, and written there too, so the progress line, the summary and the
+state file tell the same story. The dataset itself is rewritten atomically from that state at the
+end of each run: every kept instance of every mode and repository curated into the same file, in
+history order, plus `repos/<name>.bundle` holding the commits the instances need (synthetic
+states included), so the dataset is self-contained.
 """
 
 from __future__ import annotations
@@ -14,22 +16,24 @@ import functools
 import re
 import tempfile
 import time
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from buildfixer.bench.run import ResultWriter, read_results
 from buildfixer.build.options import BuildOptions
 from buildfixer.curate.builds import BuildCache, StateBuilder
 from buildfixer.curate.candidates import Candidate
-from buildfixer.curate.filters import FILTERS, Limits, Outcome
+from buildfixer.curate.filters import Limits, Outcome
 from buildfixer.curate.history import History
 from buildfixer.curate.pinning import JVM_SYSTEMS, pin_state
+from buildfixer.curate.state import Standings, history_order, outcome_of
+from buildfixer.curate.summary import Summary
 from buildfixer.errors import BuildfixerError
 
-Progress = Callable[[str, int, int, "Outcome | None"], None]
+# Called with (stage, done, total, outcome or None, the run's summary so far) as work finishes;
+# an outcome may come twice: kept, then (a duplicate of an earlier instance found later) rejected.
+Progress = Callable[[str, int, int, "Outcome | None", Summary], None]
 
 
 @dataclass
@@ -73,39 +77,6 @@ class Setup:
         """A builder over this repository's mirror and the shared build cache."""
         cache = BuildCache(self.build_cache or self.options.cache_dir / "curate-builds")
         return StateBuilder(self.source, History(self.mirror), self.options, cache, self.system, self.as_of)
-
-
-@dataclass
-class Summary:
-    """What a curation run did."""
-
-    mode: str
-    repo: str
-    candidates: int = 0
-    evaluated: int = 0  # candidates run through the filters in this run (others were resumed)
-    accepted: int = 0
-    rejected: dict[str, int] = field(default_factory=dict)
-    states_built: int = 0  # commits (real or synthetic) built in this run, not served by the cache
-    builds_run: int = 0  # their builds, repeats included
-    cache_hits: int = 0  # build requests the cache answered
-    duration_s: float = 0.0
-    instances_in_file: int = 0
-
-    @property
-    def hit_rate(self) -> float:
-        """Share of build requests the cache answered."""
-        asked = self.cache_hits + self.states_built
-        return self.cache_hits / asked if asked else 0.0
-
-    def count(self, stats: dict[str, int]) -> None:
-        """Add one job's build requests (a CacheStats as a dict)."""
-        self.states_built += stats.get("misses", 0)
-        self.builds_run += stats.get("builds", 0)
-        self.cache_hits += stats.get("hits", 0)
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON form, with the hit rate."""
-        return {**asdict(self), "hit_rate": round(self.hit_rate, 3), "duration_s": round(self.duration_s, 1)}
 
 
 def repo_name(source: str) -> str:
@@ -217,7 +188,7 @@ def curate(
             detected at `rev` when None.
         name: The repository's name in instance ids and bundle names (default: the last part of
             `source`).
-        progress: Called with (stage, done, total, outcome) as work finishes.
+        progress: Called with (stage, done, total, outcome, summary) as work finishes.
 
     Raises:
         BuildfixerError: Bad mode, missing model, unknown repository or revision.
@@ -255,6 +226,8 @@ def curate(
     run_filters(candidates, setup, out, workers, backend, progress, summary)
     write_dataset(out, setup, {c.key for c in candidates}, summary)
     summary.duration_s = time.monotonic() - started
+    if progress:
+        progress("filter", len(candidates), len(candidates), None, summary)
     return summary
 
 
@@ -287,13 +260,8 @@ def _build_all(
         result[sha] = ok
         summary.count(stats)
         if progress:
-            progress("build", len(result), len(commits), None)
+            progress("build", len(result), len(commits), None, summary)
     return result
-
-
-def state_path(out: Path) -> Path:
-    """Where a dataset's curation state lives: next to it."""
-    return out.with_name(out.name + ".state.jsonl")
 
 
 def run_filters(
@@ -308,55 +276,37 @@ def run_filters(
     """Evaluate the candidates the state does not have yet, recording each outcome as it comes."""
     from buildfixer.bench.executor import execute
 
-    path = state_path(out)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    done = {row["key"] for row in read_results(path) if row.get("repo") == setup.name}
+    state = Standings(out, setup.name, {c.key for c in candidates}, summary)
+    done = state.done()
     todo = [c for c in candidates if c.key not in done]
-    writer = ResultWriter(path)
     finished = len(candidates) - len(todo)
     if progress:
-        progress("filter", finished, len(candidates), None)
+        progress("filter", finished, len(candidates), None, summary)
     job = functools.partial(evaluate, setup=setup)
     for outcome in execute(job, todo, workers, backend):
-        row = asdict(outcome)
-        row["repo"] = setup.name
-        writer.append(row)
         finished += 1
         summary.evaluated += 1
         summary.count(outcome.stats)
-        if progress:
-            progress("filter", finished, len(candidates), outcome)
+        for row in state.add(outcome):
+            if progress:
+                progress("filter", finished, len(candidates), outcome_of(row), summary)
 
 
 def write_dataset(out: Path, setup: Setup, keys: set[str], summary: Summary) -> None:
-    """Rewrite the dataset from the state: kept instances in history order, duplicates dropped.
+    """Rewrite the dataset from the state: the kept instances, in history order.
 
     Every repository and mode curated into `out` is kept; this run's repository also gets its
     bundle rewritten. `summary` receives this run's counts (candidates in `keys`).
     """
     from buildfixer.bench.dataset import Instance, save_dataset
 
-    name = setup.name
-    rows = list({(r["repo"], r["key"]): r for r in read_results(state_path(out))}.values())
-    counts: Counter[str] = Counter(
-        r["filter"] for r in rows if r["repo"] == name and r["key"] in keys and not r["accepted"]
-    )
-    kept, seen = [], set()
-    for row in sorted(
-        (r for r in rows if r["accepted"]), key=lambda r: (r["instance"]["created_at"], r["key"])
-    ):
-        if (row["repo"], row["signature"]) in seen:  # the same error at the same place: keep the first
-            counts["duplicate"] += row["repo"] == name and row["key"] in keys
-            continue
-        seen.add((row["repo"], row["signature"]))
-        kept.append(row)
-    ours = [r["instance"] for r in kept if r["repo"] == name]
+    state = Standings(out, setup.name, keys, summary)  # read again: other runs may have appended
+    kept = sorted((r for r in state.rows.values() if r["accepted"]), key=history_order)
+    ours = [r["instance"] for r in kept if r["repo"] == setup.name]
     if ours:
-        _write_bundle(out.parent / _bundle_rel(name), setup.mirror, ours)
+        _write_bundle(out.parent / _bundle_rel(setup.name), setup.mirror, ours)
     save_dataset([Instance.model_validate(r["instance"]) for r in kept], out)
     summary.instances_in_file = len(kept)
-    summary.accepted = sum(1 for r in kept if r["repo"] == name and r["key"] in keys)
-    summary.rejected = {f: counts[f] for f in (*FILTERS, "error") if counts[f]}
 
 
 def _bundle_rel(name: str) -> str:
