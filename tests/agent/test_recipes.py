@@ -2,57 +2,20 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
+from recipe_support import apply_repair, failed, offline, write
 
 from buildfixer.agent import recipes
 from buildfixer.agent.recipes import PlannedCall, Repair, diagnose
-from buildfixer.agent.recipes_files import placeholder
-from buildfixer.build.api import stop_daemons
+from buildfixer.agent.recipes_properties import placeholder
 from buildfixer.build.jdk import Jdk
 from buildfixer.build.options import BuildOptions
-from buildfixer.examples import Example, load_examples, materialize, materialize_base
-from buildfixer.logs.result import build_and_analyze
 from buildfixer.records import BuildError, BuildResult
 
-# --- a tiny executor of planned calls (what the tools do, minus their checks) -----------------
-
-
-def apply_repair(root: Path, repair: Repair, options: BuildOptions) -> None:
-    for call in repair.calls:
-        args = call.arguments
-        if call.tool == "change_java_version":
-            options.jdk = int(args["version"])
-            continue
-        target = (root / (args.get("file_path") or args["path"])).resolve()
-        assert target.is_relative_to(root.resolve()), target
-        if call.tool == "write_file":
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(args["content"])
-        elif call.tool == "replace":
-            if args["old_string"] == "":
-                assert not target.exists()
-                target.write_text(args["new_string"])
-                continue
-            text = target.read_text()
-            assert text.count(args["old_string"]) == args.get("expected_replacements", 1), args
-            target.write_text(text.replace(args["old_string"], args["new_string"]))
-        else:
-            raise AssertionError(f"recipes may only use the three repair tools, not {call.tool}")
-
-
 # --- unit tests on synthetic failures --------------------------------------------------------
-
-
-def failed(
-    tmp_path: Path, system: str, log: str, errors: list[BuildError] | None = None, jdk: int | None = 17
-) -> BuildResult:
-    log_path = tmp_path / "build.log"
-    log_path.write_text(log)
-    return BuildResult("failure", 1, 1.0, system, ["build"], jdk, str(log_path), errors or [])
 
 
 @pytest.fixture
@@ -60,10 +23,6 @@ def jdks(monkeypatch: pytest.MonkeyPatch) -> list[Jdk]:
     installed = [Jdk(8, "/jdks/8"), Jdk(11, "/jdks/11"), Jdk(17, "/jdks/17"), Jdk(21, "/jdks/21")]
     monkeypatch.setattr(recipes, "discover_jdks", lambda: installed)
     return installed
-
-
-def offline(tmp_path: Path) -> BuildOptions:
-    return BuildOptions(cache_dir=tmp_path / "cache", offline=True)
 
 
 @pytest.mark.parametrize(
@@ -310,75 +269,6 @@ def test_a_recipe_bug_declines_instead_of_raising(tmp_path: Path, monkeypatch: p
     assert diagnose(tmp_path, failed(tmp_path, "maven", "x"), offline(tmp_path)) is None
 
 
-# --- real repairs of the bundled examples ----------------------------------------------------
-
-EXAMPLES = load_examples()
-REPAIRED = {
-    "gradle-app/undeclared-dependency": "undeclared-dependency",
-    "gradle-app/missing-version": "missing-version",
-    "gradle-app/missing-properties": "missing-properties",
-    "gradle-app/hardcoded-path": "hardcoded-path",
-    "maven-app/undeclared-dependency": "undeclared-dependency",
-    "maven-app/missing-version": "missing-version",
-    "maven-app/jdk-level": "jdk-level",
-    "maven-app/missing-config": "missing-properties",
-    "kotlin-app/missing-version": "missing-version",
-    "python-app/undeclared-dependency": "undeclared-dependency",
-    "python-app/missing-version": "missing-version",
-    "npm-app/missing-version": "missing-version",
-}
-# Repaired as far as a policy that invents no data can: build.properties is recreated with
-# placeholders, so the build gets past properties-maven-plugin, and then a test that pins the
-# real values ("Word statistics") fails.
-ADVANCED = {"maven-app/missing-config": "test_failure"}
-
-
-@pytest.fixture(scope="module")
-def filled_caches(tmp_path_factory: pytest.TempPathFactory) -> None:
-    """Build the JVM bases once: their builds bring gson and commons-lang3 into the caches."""
-    from buildfixer.build.package_index import artifact_for_package
-
-    needed = {"gradle-app": "com.google.gson", "maven-app": "org.apache.commons.lang3"}
-    for project, package in needed.items():
-        if artifact_for_package(package, BuildOptions()) is not None:
-            continue  # already cached (a warm machine): the base build would only cost time
-        root = materialize_base(project, tmp_path_factory.mktemp("bases") / project)
-        options = BuildOptions(timeout_s=600)
-        try:
-            result, _ = build_and_analyze(root, options)
-        finally:
-            stop_daemons(root, options)
-        assert result.ok, Path(result.log_path).read_text()[-2000:]
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("example", EXAMPLES, ids=[e.name for e in EXAMPLES])
-def test_example_is_repaired_or_declined(example: Example, tmp_path: Path, filled_caches: None) -> None:
-    root = materialize(example, tmp_path / "project")
-    options = BuildOptions(timeout_s=600, jdk=example.jdk)
-    try:
-        result, _ = build_and_analyze(root, options)
-        assert result.status == "failure"
-        began = time.monotonic()
-        repair = diagnose(root, result, options)
-        assert time.monotonic() - began < 30
-        if example.name not in REPAIRED:
-            assert repair is None, repair
-            return
-        assert repair is not None, (result.errors[:2], result.category)
-        assert repair.recipe == REPAIRED[example.name]
-        assert repair.summary and repair.calls
-        apply_repair(root, repair, options)
-        after, _ = build_and_analyze(root, options)
-        if example.name in ADVANCED:
-            assert after.category == ADVANCED[example.name], after.errors[:3]
-            assert diagnose(root, after, options) is None
-            return
-        assert after.status == "success", (repair, after.errors[:3], Path(after.log_path).read_text()[-3000:])
-    finally:
-        stop_daemons(root, options)
-
-
 # --- real-world shapes (each a failure seen on real projects) ---------------------------------
 
 
@@ -402,11 +292,6 @@ def cached_jar(options: BuildOptions, coordinate: str, classes: list[str]) -> No
             jar.writestr(name, b"\xca\xfe\xba\xbe")
 
 
-def write(root: Path, files: dict[str, str]) -> None:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
 
 
 def javac_error(file: str, line: int, message: str) -> BuildError:

@@ -502,3 +502,27 @@ def test_python_test_requirements_go_where_the_tests_ones_are(tmp_path: Path) ->
     assert dev.read_text() == "pytest\nPyYAML\n"
     applied(tmp_path, add_dependency(tmp_path, "python", "attrs", None))
     assert 'install_requires=["click>=8", "attrs"]' in (tmp_path / "setup.py").read_text()
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "expected"),
+    [
+        (
+            "setup.cfg",
+            "[options]\ninstall_requires =\n    rich\n\n[options.extras_require]\ntest =\n    pytest\n",
+            "[options.extras_require]\ntest =\n    pytest\n    PyYAML\n",
+        ),
+        (
+            "setup.py",
+            'setup(install_requires=["rich"], extras_require={"dev": ["black"], "tests": ["pytest"]})\n',
+            'extras_require={"dev": ["black"], "tests": ["pytest", "PyYAML"]})\n',
+        ),
+    ],
+)
+def test_test_requirement_goes_to_a_setuptools_test_extra(
+    tmp_path: Path, name: str, text: str, expected: str
+) -> None:
+    """The extra build.python installs for the tests (test, tests, testing, dev: the first there)."""
+    path = write(tmp_path, name, text)
+    applied(tmp_path, add_dependency(tmp_path, "python", "PyYAML", None, test=True))
+    assert path.read_text().endswith(expected), path.read_text()

@@ -87,13 +87,43 @@ def test_releases(version: str) -> None:
         ("2.0.0-RC9", ["2.0.0-RC2", "2.0.0", "2.1.0"], "2.0.0"),  # a release of its major instead
         ("0.4.9", ["0.3.2", "0.4.1", "0.5.0"], "0.4.1"),  # below 1.0 the minor is the major
         ("0.4.9", ["0.3.2", "0.5.0"], None),
-        ("1.0.0-SNAPSHOT", ["0.9.0", "1.0.0-SNAPSHOT"], None),
+        ("1.0.0-SNAPSHOT", ["1.0.0-SNAPSHOT", "1.1.0-beta"], None),  # only pre-releases
         ("31.9-jre", ["31.1-android", "31.1-jre", "32.0-jre"], "31.1-jre"),
         ("garbage", ["1.0"], None),
     ],
 )
 def test_nearest_version(requested: str, available: list[str], expected: str | None) -> None:
     assert nearest_version(requested, available) == expected
+
+
+# Preference: re-releases of the requested version, then the same major.minor (the nearest newer
+# patch, else the nearest older), then the same major; never another major.
+@pytest.mark.parametrize(
+    ("requested", "available", "python", "expected"),
+    [
+        # Maven re-releases with a fourth number (testng 6.9.13.1..6.9.13.6): the newest of them.
+        ("6.9.13", ["6.9.10", "6.9.12", "6.9.13.1", "6.9.13.6", "7.0.0"], False, "6.9.13.6"),
+        ("6.9.13", ["6.9.10", "6.9.13-1", "6.9.14"], False, "6.9.13-1"),  # a build-number re-release
+        ("6.9.13", ["6.9.12", "6.9.13.post1", "6.9.14"], True, "6.9.13.post1"),  # a PEP 440 post-release
+        ("6.9.13", ["6.9.13.post1", "6.9.13.post2"], True, "6.9.13.post2"),
+        ("2.0.1", ["2.0.1-1", "2.0.1-beta"], False, "2.0.1-1"),  # npm-style, never the pre-release
+        ("1.2.3", ["1.2.30", "1.2.4"], False, "1.2.4"),  # 1.2.30 is no re-release of 1.2.3
+        ("1.2", ["1.2.1", "1.2.5", "1.3"], False, "1.2.1"),  # 1.2 -> 1.2.1 is a patch: the nearest newer
+        ("6.9.13", ["6.9.10", "6.9.12", "6.9.14", "6.9.20"], False, "6.9.14"),  # nearest newer patch
+        ("6.9.13", ["6.9.10", "6.9.12", "6.10.0"], False, "6.9.12"),  # no newer patch: nearest older
+        ("6.9.13", ["6.8.10", "6.10.1", "7.0.0"], False, "6.8.10"),  # same major: highest below
+        ("6.9.13", ["5.8.10", "7.10.1"], False, None),  # another major changes the API
+        ("6.9.13", ["7.10.1", "8.0"], False, None),
+        ("0.4.9", ["0.4.1", "0.4.12", "0.5.0"], False, "0.4.12"),  # 0.4.x is the 0.x "minor"
+        ("23.7", ["23.2", "23.8", "24.0"], True, "23.2"),  # no 23.7.x: the same major, highest below
+        ("4.17.99", ["4.17.20", "4.17.21", "4.18.0"], False, "4.17.21"),  # npm
+        ("1.0.0", ["1.0.0rc1"], True, None),  # nothing but a pre-release
+    ],
+)
+def test_nearest_version_preference(
+    requested: str, available: list[str], python: bool, expected: str | None
+) -> None:
+    assert nearest_version(requested, available, python=python) == expected
 
 
 def test_nearest_python_version() -> None:
@@ -303,3 +333,39 @@ def test_jvm_index_class_filter_and_ambiguity(options: BuildOptions) -> None:
     m2_jar(options, "javax.annotation", "one-api", "1.0", ["javax/annotation/A.class"])
     m2_jar(options, "javax.annotation", "other-api", "1.0", ["javax/annotation/A.class"])
     assert artifact_for_package("javax.annotation", options) is None
+
+
+def test_jars_are_indexed_by_their_module_name(options: BuildOptions, tmp_path: Path) -> None:
+    """module-info.class (compiled here by javac), then Automatic-Module-Name, then the file name."""
+    import shutil
+    import subprocess
+    import zipfile
+
+    from buildfixer.build.package_index import artifact_for_module, jvm_modules
+
+    javac = shutil.which("javac")
+    assert javac is not None, "javac is required (a JDK: see .ci/setup)"
+    src = tmp_path / "src"
+    (src / "org" / "slf4j").mkdir(parents=True)
+    (src / "module-info.java").write_text("module org.slf4j {\n    exports org.slf4j;\n}\n")
+    (src / "org" / "slf4j" / "Logger.java").write_text("package org.slf4j;\npublic interface Logger {}\n")
+    out = tmp_path / "classes"
+    subprocess.run([javac, "--release", "11", "-d", str(out), *map(str, src.rglob("*.java"))], check=True)
+    explicit = m2_jar(options, "org.slf4j", "slf4j-api", "2.0.9", ["org/slf4j/Logger.class"])
+    with zipfile.ZipFile(explicit, "a") as jar:
+        jar.write(out / "module-info.class", "module-info.class")
+    manifest = (
+        options.cache_dir / "m2" / "repository" / "com" / "acme" / "acme-core" / "1.0" / "acme-core-1.0.jar"
+    )
+    manifest.parent.mkdir(parents=True)
+    with zipfile.ZipFile(manifest, "w") as jar:
+        jar.writestr(
+            "META-INF/MANIFEST.MF", "Manifest-Version: 1.0\r\nAutomatic-Module-Name: com.acme.core\r\n"
+        )
+        jar.writestr("com/acme/core/A.class", b"\xca\xfe\xba\xbe")
+    m2_jar(options, "org.apache.commons", "commons-lang3", "3.12.0", ["org/apache/commons/lang3/S.class"])
+    modules = jvm_modules(options)
+    assert {"org.slf4j", "com.acme.core", "commons.lang3"} <= set(modules)
+    found = artifact_for_module("org.slf4j", options)
+    assert found is not None and found.coordinate == "org.slf4j:slf4j-api:2.0.9"
+    assert artifact_for_module("nowhere.to.be.found", options) is None

@@ -11,13 +11,17 @@ or declines with None. Recipes, tried in this order:
    Android SDK, a tool, a file of the project) -> its equivalent here.
 3. missing-properties: the build reads a `.properties` file that is absent -> restore it from
    git history (the origin's: a fix works in a snapshot without history), copy a template, or
-   create it with the keys the build reads and placeholder values.
+   create it with the keys the build reads from it (never system or environment ones) and
+   placeholder values.
 4. missing-version: declared dependency or plugin versions that do not exist -> the nearest
-   published release of the same major (local caches, and the registries when online), every
-   one the failure names in one repair; a version shared through a property must exist for all.
-5. undeclared-dependency: code imports packages no declaration provides for its module, and a
-   local cache has the artifact (JVM jars, Python wheels and site-packages, npm tarballs) ->
-   declare them, with the version the project already uses for them when it has one.
+   published release (`registry.nearest_version`: a re-release of that version, then the same
+   minor, the same major, any), every one the failure names in one repair; a version shared
+   through a property must exist for all.
+5. undeclared-dependency: code imports packages (or module-info.java requires modules, or
+   TypeScript wants `@types/...`) no declaration provides, and a local cache has the artifact
+   (JVM jars, Python wheels and site-packages, npm tarballs) -> declare them in the scope their
+   importers need (test-only importers: the test group), as the project's git history or
+   lockfile had them, else with the version the project already uses for them when it has one.
 
 Recipes only touch build files, `.properties` files and the JDK choice, never source code or
 tests; anything they are not sure of (two candidates, a pre-release, a -SNAPSHOT, a JPMS module
@@ -344,7 +348,8 @@ def _major(text: str) -> int | None:
 
 def _recipes() -> list[Callable[[Evidence], Repair | None]]:
     from buildfixer.agent.recipes_deps import undeclared_dependency
-    from buildfixer.agent.recipes_files import hardcoded_path, missing_properties
+    from buildfixer.agent.recipes_files import hardcoded_path
+    from buildfixer.agent.recipes_properties import missing_properties
     from buildfixer.agent.recipes_versions import missing_version
 
     return [jdk_level, hardcoded_path, missing_properties, missing_version, undeclared_dependency]

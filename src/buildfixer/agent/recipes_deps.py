@@ -1,90 +1,47 @@
 """The "undeclared dependency" recipe: add a dependency whose package is found in local caches.
 
 See `buildfixer.agent.recipes` for the policy; `build.deps` plans the build-file edits and
-`build.package_index` says which artifact provides an imported package.
+`build.package_index` says which artifact provides an imported package or a JPMS module
+(`module not found: org.slf4j`). JVM builds here; Python and npm in `recipes_deps_other`.
+A dependency the project declared before (git history) comes back as it was: that artifact at
+that version; one that a planned artifact already brings transitively is not added.
 """
 
 from __future__ import annotations
 
 import os
 import re
-import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from buildfixer.agent.recipes import Evidence, Repair, edit_calls
+from buildfixer.agent.recipes_deps_other import npm_dependency, python_dependency, relative
+from buildfixer.agent.recipes_history import past_jvm_declaration
+from buildfixer.agent.recipes_scope import is_test
 from buildfixer.agent.recipes_versions import JVM, raw_version
 from buildfixer.build import deps
-
-if TYPE_CHECKING:
-    from buildfixer.build.package_index import Artifact
+from buildfixer.build.deps_jars import pom_dependencies
+from buildfixer.build.package_index import (
+    Artifact,
+    artifact_for_module,
+    artifact_for_package,
+    jar_has_class,
+    jvm_index,
+    jvm_modules,
+)
+from buildfixer.build.registry import is_prerelease, version_key
 
 _JAVA_PACKAGE = re.compile(r"package ([a-zA-Z_][\w]*(?:\.[a-zA-Z_]\w*)+) does not exist")
 _UNRESOLVED = re.compile(r"Unresolved reference:? '?(\w+)'?|cannot find symbol")
 _IMPORT = re.compile(r"^\s*import\s+(?:static\s+)?([\w.]+?)(?:\.\*)?\s*(?:;|\s+as\s+\w+)?\s*$")
-_PY_MODULE = re.compile(r"No module named '([\w.]+)'")
-_NPM_MODULE = [
-    re.compile(r"Cannot find module '([^']+)'"),
-    re.compile(r"Cannot find package '([^']+)' imported from (\S+)"),  # Node's ESM loader
-    re.compile(r"Module not found: Error: Can't resolve '([^']+)' in '([^']+?)/?'"),  # webpack: a dir
-]
-# Modules whose distribution is named differently (checked on PyPI's side long ago; no guessing).
-_PY_ALIASES = {
-    "yaml": "PyYAML", "PIL": "Pillow", "cv2": "opencv-python", "sklearn": "scikit-learn",
-    "skimage": "scikit-image", "bs4": "beautifulsoup4", "dateutil": "python-dateutil",
-    "dotenv": "python-dotenv", "jwt": "PyJWT", "Crypto": "pycryptodome", "OpenSSL": "pyOpenSSL",
-    "attr": "attrs", "serial": "pyserial", "git": "GitPython", "zmq": "pyzmq", "docx": "python-docx",
-    "magic": "python-magic", "MySQLdb": "mysqlclient", "google.protobuf": "protobuf",
-    "jose": "python-jose", "multipart": "python-multipart", "Levenshtein": "python-Levenshtein",
-}  # fmt: skip
-# Missing in a build backend's environment, not the project's: a build-system requirement.
-_BUILD_TOOLS = {"setuptools", "pkg_resources", "distutils", "wheel", "pip", "_distutils_hack"}
-_NODE_BUILTINS = {
-    "assert", "buffer", "child_process", "cluster", "console", "constants", "crypto", "dgram", "dns",
-    "diagnostics_channel", "domain", "events", "fs", "http", "http2", "https", "inspector", "module", "net",
-    "os", "path", "perf_hooks", "process", "punycode", "querystring", "readline", "repl", "stream",
-    "string_decoder", "sys", "timers", "tls", "trace_events", "tty", "url", "util", "v8", "vm", "wasi",
-    "worker_threads", "zlib",
-}  # fmt: skip
-_NPM_LOCKS = (
-    "package-lock.json",
-    "npm-shrinkwrap.json",
-    "pnpm-lock.yaml",
-    "yarn.lock",
-    "bun.lockb",
-    "bun.lock",
+# javac on a module-info.java whose `requires` names a module nothing provides.
+_JPMS_MODULE = re.compile(r"module not found: ([A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*)")
+# The same in the log, with its file: javac's `module-info.java:2: error: module not found: x`,
+# Maven's `module-info.java:[2,20] module not found: x` (for when the parsed errors lack it).
+_JPMS_LOG = re.compile(
+    r"([^\s\[]*module-info\.java)[:\[\],\d\s]*(?:error:\s*)?module not found: ([A-Za-z_][\w.]*\w)"
 )
 _JVM_BUILD_FILES = ("build.gradle", "build.gradle.kts", "pom.xml")
-
-
-def _relative(ev: Evidence, path: str | None) -> str:
-    """A path an error names, relative to the project when it lies inside (else as given)."""
-    if not path:
-        return ""
-    candidate = Path(path)
-    if candidate.is_absolute():
-        try:
-            return candidate.resolve().relative_to(ev.project).as_posix()
-        except (ValueError, OSError):
-            return path
-    return path
-
-
-def _is_test(path: str | None) -> bool:
-    """Whether a project-relative path is test code.
-
-    Give it `_relative`'s answer: the project's own location (/home/me/tests/app) must not make
-    every file a test.
-    """
-    parts = (path or "").replace("\\", "/").split("/")
-    name = parts[-1] if parts else ""
-    return (
-        any(p in ("test", "tests", "androidTest", "testFixtures", "__tests__") for p in parts[:-1])
-        or name.startswith("test_")
-        or name.endswith(("_test.py", "Test.java", "Test.kt", ".test.ts", ".test.js", ".spec.ts", ".spec.js"))
-        or name == "conftest.py"
-    )
 
 
 def _module_dir(ev: Evidence, source: Path | None, markers: tuple[str, ...]) -> str:
@@ -213,8 +170,6 @@ def _jvm_version(
         for decl in deps.find_declaration(ev.project, other):
             if decl.version in versions:
                 return decl.version, f"the version of {other}"
-    from buildfixer.build.registry import is_prerelease, version_key
-
     releases = [v for v in versions if not is_prerelease(v)] or list(versions)
     return max(releases, key=version_key), "its newest cached release"
 
@@ -230,29 +185,111 @@ def _covers_module(ev: Evidence, decl: deps.Declaration, module_file: str) -> bo
     return root_file and re.search(r"\b(?:subprojects|allprojects)\s*\{", text) is not None
 
 
-def _jvm_dependency(ev: Evidence) -> Repair | None:
-    from buildfixer.build.package_index import artifact_for_package, jvm_index
+@dataclass
+class _Need:
+    """A package or JPMS module the code needs, the artifacts that provide it, and the one chosen."""
 
+    what: str  # "imports org.slf4j" / "requires the module org.slf4j"
+    key: str  # the package or module name, for the index of cached versions
+    file: str | None
+    test: bool
+    candidates: list[Artifact]
+    chosen: Artifact | None
+    version: str | None = None  # from git history: that exact version
+    why: str = ""
+
+
+def _needs(ev: Evidence) -> list[_Need]:
+    """What the failure says is missing: imported packages, and modules module-info.java requires."""
+    found: list[_Need] = []
+    missing = {m.group(1): e.file for e, m in ev.errors_matching(_JPMS_MODULE)}
+    for match in _JPMS_LOG.finditer(ev.log):
+        missing[match.group(2)] = missing.get(match.group(2)) or match.group(1)
+    modules = jvm_modules(ev.options) if missing else {}
+    for module, file in missing.items():
+        found.append(
+            _Need(f"requires the module {module}", module, file, False,
+                  modules.get(module, []), artifact_for_module(module, ev.options))
+        )  # fmt: skip
+    index = jvm_index(ev.options)
+    for imp in _jvm_imports(ev):
+        if any(_project_has_package(ev.project, p) for p in imp.packages[:2]):
+            continue  # the project's own code (another module): not a library
+        test = is_test(relative(ev, imp.file))
+        if not test and _in_named_module(ev, ev.source(imp.file)):
+            continue  # a JPMS module also needs `requires` in module-info.java: source code, not ours
+        for package in imp.packages:
+            candidates = index.get(package, [])
+            if imp.class_name is not None:
+                candidates = [a for a in candidates if jar_has_class(a, imp.class_name)]
+            if candidates:
+                chosen = artifact_for_package(package, ev.options, imp.class_name)
+                found.append(_Need(f"imports {package}", package, imp.file, test, candidates, chosen))
+                break
+    return found
+
+
+def _from_history(ev: Evidence, need: _Need) -> None:
+    """Use the artifact and version a past commit declared for what is needed, when there is one."""
+    names = list(dict.fromkeys(f"{a.group}:{a.artifact}" for a in need.candidates))
+    past = past_jvm_declaration([ev.origin, ev.project], names)
+    if past is None:
+        return
+    name, version = past
+    group, _, artifact = name.partition(":")
+    same = [a for a in need.candidates if (a.group, a.artifact) == (group, artifact)]
+    need.chosen = next((a for a in same if a.version == version), same[0])
+    need.version, need.why = version, "as the project declared it before (git history)"
+
+
+def _brought_by(
+    chosen: list[Artifact], target: Artifact, jars: dict[tuple[str, str], str]
+) -> Artifact | None:
+    """Another chosen artifact whose POM brings `target` along (transitively, through cached POMs)."""
+    goal = (target.group, target.artifact)
+    for other in chosen:
+        if (other.group, other.artifact) == goal:
+            continue
+        seen: set[tuple[str, str]] = set()
+        frontier = [Path(other.jar)]
+        for _depth in range(4):
+            following: list[Path] = []
+            for jar in frontier:
+                for coordinate in pom_dependencies(jar):
+                    if coordinate == goal:
+                        return other
+                    if coordinate not in seen and coordinate in jars:
+                        seen.add(coordinate)
+                        following.append(Path(jars[coordinate]))
+            frontier = following
+    return None
+
+
+def _jvm_dependency(ev: Evidence) -> Repair | None:
+    needs = [n for n in _needs(ev) if n.candidates]
+    for need in needs:
+        _from_history(ev, need)
+    # Main code first: a package both main and test code import is a main dependency, which
+    # then covers the tests too.
+    needs = sorted((n for n in needs if n.chosen is not None), key=lambda n: n.test)
+    jars = {(a.group, a.artifact): a.jar for arts in jvm_index(ev.options).values() for a in arts}
     notes: list[str] = []
     planned: set[tuple[str, str]] = set()
+    dropped: list[Artifact] = []
     with deps.staged(ev.project) as stage:
-        for imp in _jvm_imports(ev):
-            if any(_project_has_package(ev.project, p) for p in imp.packages[:2]):
-                continue  # the project's own code (another module): not a library
-            source = ev.source(imp.file)
-            rel_file = _relative(ev, imp.file)
-            test = _is_test(rel_file)
-            if not test and _in_named_module(ev, source):
-                continue  # a JPMS module also needs `requires` in module-info.java: source code, not ours
-            found = next(
-                ((p, a) for p in imp.packages if (a := artifact_for_package(p, ev.options, imp.class_name))),
-                None,
-            )
-            if found is None:
-                continue
-            package, artifact = found
+        for need in needs:
+            artifact = need.chosen
+            assert artifact is not None
             name = f"{artifact.group}:{artifact.artifact}"
-            module = _module_dir(ev, source, _JVM_BUILD_FILES)
+            # Test code sees main dependencies, not the other way round.
+            bringers = [
+                n.chosen for n in needs if n.chosen and n.chosen not in dropped and n.test <= need.test
+            ]
+            if (bringer := _brought_by(bringers, artifact, jars)) is not None:
+                dropped.append(artifact)  # two that bring each other: the first goes, the second stays
+                notes.append(f"{name} comes with {bringer.group}:{bringer.artifact}")
+                continue  # a sibling the other brings: the project never declared it either
+            module = _module_dir(ev, ev.source(need.file), _JVM_BUILD_FILES)
             base = ev.project / module if module else ev.project
             module_file = next(
                 (f"{module}/{f}".lstrip("/") for f in _JVM_BUILD_FILES if (base / f).is_file()), None
@@ -262,119 +299,22 @@ def _jvm_dependency(ev: Evidence) -> Repair | None:
             decls = deps.find_declaration(ev.project, name)
             if any(_covers_module(ev, d, module_file) for d in decls):
                 continue  # declared for this module (another scope?): adding a copy is not the fix
-            cached = [a for a in jvm_index(ev.options).get(package, []) if a.artifact == artifact.artifact]
-            cached = [a for a in cached if a.group == artifact.group] or [artifact]
-            version, why = _jvm_version(ev, name, module, decls, cached)
-            edit = deps.add_dependency(ev.project, ev.system, name, version, test, module)
+            version: str | None
+            if need.version is not None:
+                version, why = need.version, need.why
+            else:
+                cached = [
+                    a for a in need.candidates if (a.group, a.artifact) == (artifact.group, artifact.artifact)
+                ]
+                version, why = _jvm_version(ev, name, module, decls, cached or [artifact])
+            edit = deps.add_dependency(ev.project, ev.system, name, version, need.test, module)
             if edit is None or not stage.add([edit]):
                 continue
             planned.add((name, module))
             shown = f"{name}:{version}" if version else name
             notes.append(
-                f"{rel_file or 'the code'} imports {package}, provided by {shown} ({why}): "
+                f"{relative(ev, need.file) or 'the code'} {need.what}, provided by {shown} ({why}): "
                 f"declare it in {edit.file}"
-            )
-        edits = stage.edits()
-    if not edits:
-        return None
-    return Repair("undeclared-dependency", "; ".join(notes) + ".", edit_calls(edits))
-
-
-def _own_module(project: Path, top: str) -> bool:
-    """Whether the project has a module or package of this name anywhere (tests/helpers.py, lib/x/)."""
-    for dirpath, dirs, files in os.walk(project):
-        if f"{top}.py" in files or (top in dirs and (Path(dirpath) / top / "__init__.py").is_file()):
-            return True
-        if Path(dirpath) in (project, project / "src") and top in dirs:
-            return True  # a namespace package at the usual places
-        dirs[:] = [d for d in dirs if not d.startswith(".") and d not in deps.SKIP_DIRS]
-    return False
-
-
-def _python_dependency(ev: Evidence) -> Repair | None:
-    from buildfixer.build.package_index import distribution_for_module
-
-    notes: list[str] = []
-    with deps.staged(ev.project) as stage:
-        seen: set[str] = set()
-        for error, match in ev.errors_matching(_PY_MODULE):
-            module = match.group(1)
-            top = module.split(".")[0]
-            if (
-                top in seen
-                or top in sys.stdlib_module_names
-                or top in _BUILD_TOOLS
-                or _own_module(ev.project, top)
-            ):
-                continue  # the standard library or the project's own code: not a missing dependency
-            seen.add(top)
-            dist = distribution_for_module(module, ev.options)
-            dist = dist or _PY_ALIASES.get(".".join(module.split(".")[:2])) or _PY_ALIASES.get(top)
-            if dist is None or deps.find_declaration(ev.project, dist):
-                continue
-            test = _is_test(_relative(ev, error.file))
-            edit = deps.add_dependency(ev.project, "python", dist, None, test)
-            if edit is None or not stage.add([edit]):
-                continue
-            notes.append(
-                f"`import {module}` needs the distribution {dist}, which is not declared: "
-                f"add it to {edit.file}"
-            )
-        edits = stage.edits()
-    if not edits:
-        return None
-    return Repair("undeclared-dependency", "; ".join(notes) + ".", edit_calls(edits))
-
-
-def _importer(match: re.Match[str]) -> str | None:
-    """The importing file a module-not-found message names (webpack names its directory)."""
-    if (match.re.groups or 0) < 2:
-        return None
-    where = match.group(2)
-    return f"{where}/index.js" if "Can't resolve" in match.re.pattern else where
-
-
-def _npm_missing(ev: Evidence) -> list[tuple[str, str | None]]:
-    """(module specifier, importing file) of every module Node, a test runner or a bundler could not find."""
-    found: list[tuple[str, str | None]] = []
-    for pattern in _NPM_MODULE:
-        for error, match in ev.errors_matching(pattern):
-            found.append((match.group(1), _importer(match) or error.file))
-        for match in pattern.finditer(ev.log):  # test runners often leave it to the log only
-            found.append((match.group(1), _importer(match)))
-    by_spec: dict[str, str | None] = {}
-    for spec, file in found:
-        by_spec[spec] = by_spec.get(spec) or file
-    return list(by_spec.items())
-
-
-def _npm_dependency(ev: Evidence) -> Repair | None:
-    from buildfixer.build.registry import newest_version, npm_cached_packages
-
-    if any((ev.project / lock).is_file() for lock in _NPM_LOCKS):
-        return None  # `npm ci` (pnpm, yarn: a frozen lockfile) refuses a package.json that disagrees
-    notes: list[str] = []
-    with deps.staged(ev.project) as stage:
-        seen: set[str] = set()
-        for spec, file in _npm_missing(ev):
-            if spec.startswith((".", "/", "node:", "#", "~", "@/")) or spec.split("/")[0] in _NODE_BUILTINS:
-                continue
-            parts = spec.split("/")
-            name = "/".join(parts[:2]) if spec.startswith("@") else parts[0]
-            if name in seen:
-                continue
-            seen.add(name)
-            versions = npm_cached_packages(ev.options).get(name)
-            version = newest_version(versions or [])
-            if version is None or deps.find_declaration(ev.project, name):
-                continue
-            rel_file = _relative(ev, file)
-            edit = deps.add_dependency(ev.project, "npm", name, version, _is_test(rel_file))
-            if edit is None or not stage.add([edit]):
-                continue
-            notes.append(
-                f"{rel_file or 'the code'} requires {name}, which package.json does not declare: "
-                f"add {version}"
             )
         edits = stage.edits()
     if not edits:
@@ -387,7 +327,7 @@ def undeclared_dependency(ev: Evidence) -> Repair | None:
     if ev.system in JVM:
         return _jvm_dependency(ev)
     if ev.system == "python":
-        return _python_dependency(ev)
+        return python_dependency(ev)
     if ev.system == "npm":
-        return _npm_dependency(ev)
+        return npm_dependency(ev)
     return None

@@ -22,10 +22,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from buildfixer.build.deps_jars import module_name
 from buildfixer.build.options import BuildOptions
 from buildfixer.build.registry import gradle_homes, is_prerelease, maven_repositories, version_key
 
-_INDEX_VERSION = 1
+_INDEX_VERSION = 2  # 2: jar entries also hold their JPMS module name
 _SKIP_JAR = ("-sources.jar", "-javadoc.jar", "-tests.jar", "-test-sources.jar")
 
 
@@ -113,7 +114,7 @@ def _jar_files(options: BuildOptions) -> dict[str, tuple[Path, tuple[str, str, s
 
 
 def _read_jar(path: Path) -> dict[str, Any] | None:
-    """Package -> number of classes in one jar."""
+    """Package -> number of classes in one jar, and its JPMS module name."""
     packages: dict[str, int] = {}
     try:
         with zipfile.ZipFile(path) as jar:
@@ -123,25 +124,49 @@ def _read_jar(path: Path) -> dict[str, Any] | None:
                 package = name.rpartition("/")[0].replace("/", ".")
                 if package:
                     packages[package] = packages.get(package, 0) + 1
-    except (OSError, zipfile.BadZipFile, ValueError):
+            module = module_name(jar, path.name)
+    except (OSError, zipfile.BadZipFile, ValueError, KeyError):
         return {"packages": {}}
-    return {"packages": packages}
+    return {"packages": packages, "module": module}
 
 
-def jvm_index(options: BuildOptions) -> dict[str, list[Artifact]]:
-    """Java package -> artifacts (every cached version) that contain classes of it."""
+def _jvm_entries(options: BuildOptions) -> list[tuple[dict[str, Any], tuple[str, str, str], str]]:
+    """(index entry, coordinate, jar path) of every cached jar."""
     jars = _jar_files(options)
     entries = _refresh(
         options.cache_dir / "index" / "jvm-packages.json", {k: p for k, (p, _) in jars.items()}, _read_jar
     )
+    return [(entry, jars[key][1], key) for key, entry in entries.items() if key in jars]
+
+
+def jvm_index(options: BuildOptions) -> dict[str, list[Artifact]]:
+    """Java package -> artifacts (every cached version) that contain classes of it."""
     index: dict[str, list[Artifact]] = {}
-    for key, entry in entries.items():
-        if key not in jars:
-            continue
-        group, artifact, version = jars[key][1]
+    for entry, (group, artifact, version), key in _jvm_entries(options):
         for package, count in entry.get("packages", {}).items():
             index.setdefault(package, []).append(Artifact(group, artifact, version, int(count), key))
     return index
+
+
+def jvm_modules(options: BuildOptions) -> dict[str, list[Artifact]]:
+    """JPMS module name -> artifacts (every cached version) that are that module."""
+    index: dict[str, list[Artifact]] = {}
+    for entry, (group, artifact, version), key in _jvm_entries(options):
+        if entry.get("module"):
+            index.setdefault(str(entry["module"]), []).append(Artifact(group, artifact, version, 0, key))
+    return index
+
+
+def artifact_for_module(module: str, options: BuildOptions) -> Artifact | None:
+    """The artifact that is a JPMS module (`requires org.slf4j;` -> slf4j-api), in its highest cached release.
+
+    Two different artifacts with that name (a relocated group, a fork) are ambiguous: None.
+    """
+    candidates = jvm_modules(options).get(module, [])
+    if len({(a.group, a.artifact) for a in candidates}) != 1:
+        return None
+    releases = [a for a in candidates if not is_prerelease(a.version)] or candidates
+    return max(releases, key=lambda a: version_key(a.version))
 
 
 def jar_has_class(artifact: Artifact, class_name: str) -> bool:

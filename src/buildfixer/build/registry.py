@@ -96,11 +96,22 @@ def _flavor(version: str) -> str:
 def nearest_version(requested: str, available: Iterable[str], python: bool = False) -> str | None:
     """The published version closest to one that does not exist.
 
-    The highest version at or below `requested` with the same major version, else the lowest
-    above it with the same major; never a pre-release (even when `requested` is one: a release
-    of its major is taken, else nothing), and versions of the same flavor ("-jre", "-android")
-    when there are any. Below 1.0 the minor version is the major one (0.4 -> 0.5 breaks, as
-    semantic versioning has it).
+    Preference, first that has a candidate wins:
+
+    1. a re-release of the exact requested version: 6.9.13 -> 6.9.13.6 (Maven re-releases with a
+       fourth number), 6.9.13-1 (a build number), 6.9.13.post1 (a PEP 440 post-release); the
+       newest of them, as re-releases fix packaging only. A fourth number counts as a re-release
+       only for a major.minor.patch request (1.2 -> 1.2.1 is a patch, see 2);
+    2. the same major.minor: the nearest newer patch when one exists (a patch release fixes bugs
+       without changing the API, and the newer side also keeps every fix the requested version
+       had), else the nearest older patch;
+    3. the same major: the highest version below, else the lowest above.
+
+    Never another major version: that changes the API, which is no repair a recipe may guess.
+
+    Never a pre-release (even when `requested` is one), and versions of the same flavor ("-jre",
+    "-android") when there are any. Below 1.0 the minor version is the major one (0.4 -> 0.5
+    breaks, as semantic versioning has it): 0.4.9 prefers 0.4.x, then 0.x.
 
     Args:
         requested: The version that could not be found.
@@ -108,23 +119,61 @@ def nearest_version(requested: str, available: Iterable[str], python: bool = Fal
         python: Compare as PEP 440 versions.
 
     Returns:
-        The chosen version, or None when no release shares the major version.
+        The chosen version, or None when there is no release to take.
     """
     key = _python_key if python else version_key
     wanted = key(requested)
     if wanted[0] == (-1,):
         return None
-    major = _major_part(wanted[0])
-    candidates = {v for v in available if v != requested and not is_prerelease(v)}
-    candidates = {v for v in candidates if _major_part(key(v)[0]) == major}
+    candidates = {v for v in available if v != requested and not is_prerelease(v) and key(v)[0] != (-1,)}
+    # Before the flavor filter: ".post1" or "-r1" would read as a flavor of their own.
+    rereleases = [v for v in candidates if _is_rerelease(requested, v)]
+    if rereleases:
+        return max(rereleases, key=key)
     flavor = _flavor(requested)
     if any(_flavor(v) == flavor for v in candidates):
         candidates = {v for v in candidates if _flavor(v) == flavor}
-    below = [v for v in candidates if key(v) <= wanted]
+    if not candidates:
+        return None
+    numbers = _numbers(requested)
+    major = _major_part(numbers)
+    minor = _prefix(numbers, 2)  # (6, 9) of 6.9.13, (0, 4) of 0.4.9
+    same_minor = [v for v in candidates if _prefix(_numbers(v), len(minor)) == minor]
+    if same_minor:
+        newer = [v for v in same_minor if key(v) > wanted]
+        return min(newer, key=key) if newer else max(same_minor, key=key)
+    same_major = [v for v in candidates if _major_part(_numbers(v)) == major]
+    below = [v for v in same_major if key(v) <= wanted]
     if below:
         return max(below, key=key)
-    above = [v for v in candidates if key(v) > wanted]
+    above = [v for v in same_major if key(v) > wanted]
     return min(above, key=key) if above else None
+
+
+def _numbers(version: str) -> tuple[int, ...]:
+    """The leading numbers of a version as written ("6.9.13.1" -> (6, 9, 13, 1)), zeros kept."""
+    match = _LEADING.match(version.strip())
+    return tuple(int(p) for p in match.group(1).split(".")) if match else ()
+
+
+def _prefix(numbers: tuple[int, ...], length: int) -> tuple[int, ...]:
+    return (*numbers, *(0,) * length)[:length]
+
+
+# What may follow a version in a re-release of it: .1 / -1 / _1, .post1 / -r1 / .sp1.
+_RERELEASE_TAIL = re.compile(r"(?:[.\-_](?:post|rev|r|sp)?|(?:post|rev|r|sp))\d+", re.IGNORECASE)
+
+
+def _is_rerelease(requested: str, candidate: str) -> bool:
+    """Whether `candidate` re-publishes exactly `requested`: 6.9.13.2, 6.9.13-1, 6.9.13.post1."""
+    base, cand = requested.strip().lower().lstrip("v"), candidate.strip().lower().lstrip("v")
+    if not cand.startswith(base) or cand == base:
+        return False
+    tail = cand[len(base) :]
+    if not _RERELEASE_TAIL.fullmatch(tail):
+        return False
+    # A fourth number re-releases a major.minor.patch only: 1.2 -> 1.2.1 is a patch release.
+    return not (tail[0] == "." and tail[1:].isdigit() and len(_numbers(base)) < 3)
 
 
 def _major_part(numbers: tuple[int, ...]) -> tuple[int, ...]:
