@@ -1,8 +1,14 @@
 import os
 import shutil
+import signal
 from pathlib import Path
 
 import pytest
+
+# Tests press Ctrl-C on the commands they start. A shell that starts the test run in the background
+# ignores SIGINT, and an ignored signal is inherited by every child: give them a terminal's default.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 # Every test run shares one cache (dependency downloads are slow) but never the user's own.
 os.environ.setdefault("BUILDFIXER_CACHE_DIR", str(Path(__file__).resolve().parent.parent / ".cache" / "test"))
