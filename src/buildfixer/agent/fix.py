@@ -20,7 +20,7 @@ from buildfixer.agent.loop import Progress
 from buildfixer.build.api import detect_build_system, stop_daemons
 from buildfixer.errors import BuildfixerError
 from buildfixer.paths import cache_root
-from buildfixer.workspace.git import git
+from buildfixer.workspace.git import git, literal
 
 if TYPE_CHECKING:
     from buildfixer.workspace.workspace import Workspace
@@ -145,7 +145,7 @@ def copy_back(workspace: Workspace, dest_root: Path, paths: list[str]) -> None:
         CopyConflict: a path changed since the snapshot or would leave the project.
     """
     base = {}
-    listed = git("ls-tree", "-r", "-z", workspace.base_commit, "--", *paths, cwd=workspace.root)
+    listed = git("ls-tree", "-r", "-z", workspace.base_commit, "--", *literal(paths), cwd=workspace.root)
     for entry in (e for e in listed.split("\0") if e):
         meta, rel = entry.split("\t", 1)
         base[rel] = meta.split()[2]

@@ -140,6 +140,13 @@ def edit_calls(edits: list[Edit]) -> list[PlannedCall]:
     return calls
 
 
+def undeclared_repair(edits: list[Edit], notes: list[str]) -> Repair | None:
+    """The undeclared-dependency repair of these edits (None when there are none), its notes as summary."""
+    if not edits:
+        return None
+    return Repair("undeclared-dependency", "; ".join(notes) + ".", edit_calls(edits))
+
+
 # --- recipe 1: JDK level ---------------------------------------------------------------------
 
 _NEEDS_AT_LEAST = [

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from buildfixer.agent.recipes import Evidence, Repair, edit_calls
+from buildfixer.agent.recipes import Evidence, Repair, undeclared_repair
 from buildfixer.agent.recipes_deps_other import npm_dependency, python_dependency, relative
 from buildfixer.agent.recipes_history import past_jvm_declaration
 from buildfixer.agent.recipes_scope import is_test
@@ -317,9 +317,7 @@ def _jvm_dependency(ev: Evidence) -> Repair | None:
                 f"declare it in {edit.file}"
             )
         edits = stage.edits()
-    if not edits:
-        return None
-    return Repair("undeclared-dependency", "; ".join(notes) + ".", edit_calls(edits))
+    return undeclared_repair(edits, notes)
 
 
 def undeclared_dependency(ev: Evidence) -> Repair | None:

@@ -16,7 +16,7 @@ import re
 import sys
 from pathlib import Path
 
-from buildfixer.agent.recipes import Evidence, Repair, edit_calls
+from buildfixer.agent.recipes import Evidence, Repair, undeclared_repair
 from buildfixer.agent.recipes_history import locked_npm_version, locked_python_version
 from buildfixer.agent.recipes_scope import npm_importers, only_tests_use, python_importers
 from buildfixer.build import deps
@@ -120,9 +120,7 @@ def python_dependency(ev: Evidence) -> Repair | None:
                 f"add it to {edit.file}{pinned}"
             )
         edits = stage.edits()
-    if not edits:
-        return None
-    return Repair("undeclared-dependency", "; ".join(notes) + ".", edit_calls(edits))
+    return undeclared_repair(edits, notes)
 
 
 def _importer(match: re.Match[str]) -> str | None:
@@ -226,6 +224,4 @@ def npm_dependency(ev: Evidence) -> Repair | None:
                 f"add {version}{source} to {section}"
             )
         edits = stage.edits()
-    if not edits:
-        return None
-    return Repair("undeclared-dependency", "; ".join(notes) + ".", edit_calls(edits))
+    return undeclared_repair(edits, notes)

@@ -60,3 +60,8 @@ def git(
 def is_repo(path: Path) -> bool:
     """True when path is the top of a git working tree or a bare repository."""
     return (path / ".git").exists() or ((path / "HEAD").is_file() and (path / "objects").is_dir())
+
+
+def literal(paths: list[str] | None) -> list[str]:
+    """Pathspecs that match these exact paths (`app/[id].tsx` or `:x` is no pattern here)."""
+    return [f":(literal){p}" for p in paths or []]

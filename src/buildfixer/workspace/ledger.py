@@ -20,7 +20,7 @@ from pathlib import Path
 
 from buildfixer.errors import BuildfixerError
 from buildfixer.records import BuildResult
-from buildfixer.workspace.git import git
+from buildfixer.workspace.git import git, literal
 
 # Ignored single files worth keeping in a picture: small config files a fix creates
 # (local.properties, keystore.properties, google-services.json, .env), never build outputs.
@@ -51,7 +51,7 @@ class _FullBuild:
 
     tree: str
     options: str
-    result: BuildResult | None
+    result: BuildResult
 
 
 @dataclass
@@ -161,7 +161,7 @@ class EditLedger:
 
     def _restore(self, paths: list[str]) -> None:
         """Put paths back as they are in the base commit (removed when the base has none)."""
-        listed = git("ls-tree", "-r", "-z", "--name-only", self.base, "--", *paths, cwd=self.root)
+        listed = git("ls-tree", "-r", "-z", "--name-only", self.base, "--", *literal(paths), cwd=self.root)
         in_base = {p for p in listed.split("\0") if p}
         for rel in paths:
             target = self.root / rel
@@ -172,6 +172,6 @@ class EditLedger:
             # Through the ledger's own index: the worktree's index stays as the checkout left it.
             env = self._env()
             try:
-                git("checkout", self.base, "--", *present, cwd=self.root, env=env)
+                git("checkout", self.base, "--", *literal(present), cwd=self.root, env=env)
             except BuildfixerError as exc:
                 raise BuildfixerError(f"could not undo build side effects: {exc}") from None

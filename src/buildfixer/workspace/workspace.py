@@ -23,7 +23,7 @@ from pathlib import Path
 
 from buildfixer.errors import BuildfixerError
 from buildfixer.paths import cache_root
-from buildfixer.workspace.git import git, is_repo
+from buildfixer.workspace.git import git, is_repo, literal
 from buildfixer.workspace.ledger import small_ignored_files
 from buildfixer.workspace.snapshot import take_snapshot
 
@@ -301,7 +301,7 @@ class Workspace:
         self._stage_all()
         out = git(
             "diff", "--cached", "--name-only", "--no-renames", "-z", self.base_commit, "--",
-            *_literal(paths), cwd=self.root,
+            *literal(paths), cwd=self.root,
         )  # fmt: skip
         return [p for p in out.split("\0") if p]
 
@@ -316,7 +316,7 @@ class Workspace:
         self._stage_all()
         return git(
             "diff", "--cached", "--binary", "--no-color", "--no-ext-diff", "--no-renames",
-            self.base_commit, "--", *_literal(paths), cwd=self.root,
+            self.base_commit, "--", *literal(paths), cwd=self.root,
         )  # fmt: skip
 
     def write_tree(self) -> str:
@@ -358,8 +358,3 @@ class Workspace:
 
     def __exit__(self, *exc: object) -> None:
         self.remove()
-
-
-def _literal(paths: list[str] | None) -> list[str]:
-    """Pathspecs that match these exact paths (a name like `*.txt` or `:x` is not a pattern here)."""
-    return [f":(literal){p}" for p in paths or []]
