@@ -26,12 +26,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
-from buildfixer.agent.prompts import first_message, system_prompt  # noqa: E402
-from buildfixer.build.options import BuildOptions  # noqa: E402
+from buildfixer.agents.prompts import first_message, system_prompt  # noqa: E402
+from buildfixer.buildsys.analyzed import build_and_analyze  # noqa: E402
+from buildfixer.buildsys.options import BuildOptions  # noqa: E402
 from buildfixer.examples import load_examples, materialize  # noqa: E402
 from buildfixer.logs.analyze import analyze_text  # noqa: E402
 from buildfixer.logs.condense import condense  # noqa: E402
-from buildfixer.logs.result import build_and_analyze  # noqa: E402
 from buildfixer.tools.base import cap_output  # noqa: E402
 from buildfixer.tools.build_support import OUTPUT_ROOM, clean_output, format_build_output  # noqa: E402
 

@@ -16,10 +16,10 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from buildfixer.build.api import stop_daemons
-from buildfixer.build.options import BuildOptions
+from buildfixer.buildsys.analyzed import build_and_analyze
+from buildfixer.buildsys.options import BuildOptions
+from buildfixer.buildsys.project import stop_daemons
 from buildfixer.examples import load_examples, materialize_base
-from buildfixer.logs.result import build_and_analyze
 
 COMMENT = {
     ".java": "// edited\n",

@@ -18,10 +18,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from buildfixer.build.api import SYSTEMS, detect_build_system, resolve_jdk, stop_daemons
-from buildfixer.build.options import BuildOptions
+from buildfixer.buildsys.analyzed import build_and_analyze
+from buildfixer.buildsys.options import BuildOptions
+from buildfixer.buildsys.project import SYSTEMS, detect_build_system, resolve_jdk, stop_daemons
 from buildfixer.examples import materialize_base
-from buildfixer.logs.result import build_and_analyze
 
 
 def bare_command(project: Path) -> tuple[list[str], dict[str, str]]:

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from buildfixer.build.jdk import discover_jdks
+from buildfixer.buildsys.jdk import discover_jdks
+from buildfixer.core.paths import cache_root
 from buildfixer.examples import get_example, materialize, materialize_base
-from buildfixer.paths import cache_root
 
 CLI = [sys.executable, "-m", "buildfixer", "fix"]
 REPORT = "src/main/java/com/example/wordstats/Report.java"

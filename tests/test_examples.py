@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from buildfixer.errors import BuildfixerError
+from buildfixer.core.errors import BuildfixerError
+from buildfixer.core.records import CATEGORIES
 from buildfixer.examples import (
     EXAMPLES_DIR,
     MANIFEST,
@@ -20,7 +21,6 @@ from buildfixer.examples import (
     materialize_base,
     projects,
 )
-from buildfixer.records import CATEGORIES
 
 EXAMPLES = load_examples()
 BUILD_SYSTEMS = {"gradle", "maven", "python", "npm"}

@@ -18,7 +18,7 @@ def test_package_import_pulls_in_nothing_heavy() -> None:
 
 def test_build_and_log_layers_stay_free_of_cli_libraries() -> None:
     loaded = imported_after(
-        "import buildfixer.build.api, buildfixer.logs.analyze, buildfixer.logs.result, "
+        "import buildfixer.buildsys.project, buildfixer.logs.analyze, buildfixer.buildsys.analyzed, "
         "buildfixer.workspace.workspace"
     )
     assert not loaded & set(HEAVY), loaded & set(HEAVY)

@@ -22,8 +22,8 @@ from buildfixer.bench.dataset import (
     patch_stats,
     save_dataset,
 )
-from buildfixer.errors import BuildfixerError
-from buildfixer.records import BUILD_SYSTEMS, CATEGORIES
+from buildfixer.core.errors import BuildfixerError
+from buildfixer.core.records import BUILD_SYSTEMS, CATEGORIES
 
 FIELDS = [
     "instance_id",
@@ -234,7 +234,7 @@ def test_relative_repo_paths_resolve_against_the_dataset_directory(tmp_path: Pat
 
 
 def test_cli_start_does_not_import_pydantic() -> None:
-    code = "import sys, buildfixer.cli; print('pydantic' in sys.modules)"
+    code = "import sys, buildfixer.cli.main; print('pydantic' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
 

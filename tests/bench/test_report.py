@@ -19,7 +19,7 @@ from buildfixer.bench.report import (
     tier_of,
     write_report,
 )
-from buildfixer.errors import BuildfixerError
+from buildfixer.core.errors import BuildfixerError
 
 INSTANCES = [
     {"instance_id": "a", "origin": "human", "category": "syntax", "lines_changed": 5, "files_changed": 1},

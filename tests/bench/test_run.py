@@ -63,7 +63,7 @@ def test_resume_after_kill_9_gives_the_same_lines(dataset, tmp_path):
 
 
 def test_other_configuration_in_the_same_directory_is_refused(dataset, tmp_path):
-    from buildfixer.errors import BuildfixerError
+    from buildfixer.core.errors import BuildfixerError
 
     repo, instances = dataset
     run_benchmark(instances[:1], repo, RunConfig(agent="none", model="none"), tmp_path / "run")

@@ -66,7 +66,7 @@ def test_a_script_folder_gives_each_instance_its_own_script(script_dir):
     cascade = model_for_instance(f"scripted:{script_dir},openai/gpt-4.1", "tinycalc-0")
     assert cascade == f"scripted:{script_dir}/tinycalc-0.json,openai/gpt-4.1"
     assert model_for_instance("openai/gpt-4.1", "tinycalc-0") == "openai/gpt-4.1"
-    from buildfixer.errors import BuildfixerError
+    from buildfixer.core.errors import BuildfixerError
 
     with pytest.raises(BuildfixerError, match="no script for instance 'tinycalc-1'"):
         model_for_instance(f"scripted:{script_dir}", "tinycalc-1")

@@ -19,8 +19,8 @@ from buildfixer.bench.validate import (
     validate_dataset,
     validate_instance,
 )
-from buildfixer.build.options import BuildOptions
-from buildfixer.paths import cache_root
+from buildfixer.buildsys.options import BuildOptions
+from buildfixer.core.paths import cache_root
 
 CLI = [sys.executable, "-m", "buildfixer"]
 BUNDLED = {i.instance_id: i for i in load_dataset(BUNDLED_DATASET)}

@@ -3,6 +3,7 @@
 import pytest
 from gitrepo import Repo
 
+from buildfixer.core.errors import BuildfixerError
 from buildfixer.curate.builds import BuildRecord
 from buildfixer.curate.candidates import (
     branch_chains,
@@ -21,7 +22,6 @@ from buildfixer.curate.filters import (
     signature,
 )
 from buildfixer.curate.history import History, is_build_file
-from buildfixer.errors import BuildfixerError
 from buildfixer.workspace.workspace import mirror_of
 
 

@@ -6,8 +6,8 @@ from collections import Counter
 import pytest
 
 from buildfixer.bench.dataset import Instance, load_dataset
+from buildfixer.core.errors import BuildfixerError
 from buildfixer.curate.splits import stratified_subset, time_split, write_splits
-from buildfixer.errors import BuildfixerError
 
 PATCH = "diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n"
 

@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-from buildfixer.errors import BuildfixerError
+from buildfixer.core.errors import BuildfixerError
 from buildfixer.llm.factory import API_BASE_ENV, API_KEY_ENV, make_model
 from buildfixer.llm.litellm_model import LiteLLMModel
 from buildfixer.llm.scripted import ScriptedModel

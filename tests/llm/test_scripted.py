@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-from buildfixer.errors import BuildfixerError
+from buildfixer.core.errors import BuildfixerError
 from buildfixer.llm.base import ModelError
 from buildfixer.llm.scripted import SCRIPT_FINISHED, ScriptedModel, load_script
 

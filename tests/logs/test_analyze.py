@@ -6,9 +6,9 @@ from big_logs import big_gradle_log  # tests/logs is on sys.path (pytest rootdir
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from buildfixer.errors import BuildfixerError
+from buildfixer.core.errors import BuildfixerError
+from buildfixer.core.records import CATEGORIES
 from buildfixer.logs.analyze import Analysis, analyze_file, analyze_text, detect_build_system
-from buildfixer.records import CATEGORIES
 
 
 def test_to_dict_is_exactly_the_contract():

@@ -1,7 +1,7 @@
 from pathlib import Path
 
+from buildfixer.core.records import BuildError
 from buildfixer.logs.locate import locate_in_project
-from buildfixer.records import BuildError
 
 POM = """<project>
   <properties>

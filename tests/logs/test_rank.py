@@ -1,5 +1,5 @@
+from buildfixer.core.records import BuildError
 from buildfixer.logs.rank import dedupe, normalize_message, rank
-from buildfixer.records import BuildError
 
 
 def err(message, *, tool="javac", file=None, line=None, spec=10, at=0, category="syntax"):

@@ -1,7 +1,7 @@
 import pytest
 
+from buildfixer.core.records import CATEGORIES
 from buildfixer.logs.taxonomy import classify
-from buildfixer.records import CATEGORIES
 
 
 @pytest.mark.parametrize(

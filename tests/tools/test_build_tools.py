@@ -5,11 +5,11 @@ from pathlib import Path
 
 import pytest
 
-from buildfixer.build.api import stop_daemons
-from buildfixer.build.jdk import discover_jdks
-from buildfixer.build.options import BuildOptions
+from buildfixer.buildsys.jdk import discover_jdks
+from buildfixer.buildsys.options import BuildOptions
+from buildfixer.buildsys.project import stop_daemons
+from buildfixer.core.records import BuildResult
 from buildfixer.examples import materialize, materialize_base
-from buildfixer.records import BuildResult
 from buildfixer.tools.base import Tool, ToolError
 from buildfixer.tools.build_commands import split_command
 from buildfixer.tools.build_support import command_text, condensed_view, raw_view

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from buildfixer.build import registry
-from buildfixer.build.options import BuildOptions
+from buildfixer.buildsys.options import BuildOptions
+from buildfixer.deps import registry
 from buildfixer.tools.base import Tool, ToolError
 from buildfixer.tools.context import ToolContext
 from buildfixer.tools.dependency import dependency_tools

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from buildfixer.build.jdk import discover_jdks
-from buildfixer.build.options import BuildOptions
+from buildfixer.buildsys.jdk import discover_jdks
+from buildfixer.buildsys.options import BuildOptions
 from buildfixer.tools import shell
 from buildfixer.tools.base import Tool, ToolError
 from buildfixer.tools.context import ToolContext
@@ -126,7 +126,7 @@ def test_guidance_names_jdks_and_build_commands(workspace: Path, cache_dir: Path
 
 
 def test_shell_cannot_see_home_or_other_workspaces(tmp_path, monkeypatch):
-    from buildfixer.build.options import BuildOptions
+    from buildfixer.buildsys.options import BuildOptions
     from buildfixer.tools.context import ToolContext
     from buildfixer.tools.shell import shell_tools
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from buildfixer.records import BuildResult
+from buildfixer.core.records import BuildResult
 from buildfixer.workspace.ledger import EditLedger
 
 

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from buildfixer.errors import BuildfixerError
+from buildfixer.core.errors import BuildfixerError
 from buildfixer.workspace.workspace import Workspace
 
 

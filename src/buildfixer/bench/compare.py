@@ -23,7 +23,7 @@ from buildfixer.bench.report_render import (
     run_label,
 )
 from buildfixer.bench.rundir import load_run, write_atomic
-from buildfixer.errors import BuildfixerError
+from buildfixer.core.errors import BuildfixerError
 
 
 def compare_runs(dirs: Sequence[Path]) -> dict[str, Any]:

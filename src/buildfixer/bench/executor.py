@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Any, TypeVar
 
-from buildfixer.errors import BuildfixerError
+from buildfixer.core.errors import BuildfixerError
 
 BACKENDS = ("local", "ray")
 T = TypeVar("T")

@@ -23,7 +23,7 @@ from typing import Any
 from buildfixer.bench.passk import aggregate, aggregate_by, ks_for, tally
 from buildfixer.bench.report_render import render_html, render_markdown
 from buildfixer.bench.rundir import Run, config_label, load_run, write_atomic
-from buildfixer.errors import BuildfixerError
+from buildfixer.core.errors import BuildfixerError
 
 __all__ = [
     "FORMATS",

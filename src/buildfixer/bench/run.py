@@ -25,8 +25,8 @@ from typing import Any
 
 from buildfixer.bench.executor import BACKENDS, execute
 from buildfixer.bench.rundir import write_atomic
-from buildfixer.errors import BuildfixerError
-from buildfixer.paths import cache_root
+from buildfixer.core.errors import BuildfixerError
+from buildfixer.core.paths import cache_root
 
 RESULTS = "results.jsonl"
 SELF_CHECK_AGENTS = ("oracle", "none")

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from buildfixer.errors import BuildfixerError
+from buildfixer.core.errors import BuildfixerError
 
 _log = logging.getLogger(__name__)
 

@@ -20,8 +20,8 @@ from typing import Any
 
 from buildfixer.bench.dataset import Instance, checkout
 from buildfixer.bench.executor import execute
-from buildfixer.build.options import BuildOptions
-from buildfixer.errors import BuildfixerError
+from buildfixer.buildsys.options import BuildOptions
+from buildfixer.core.errors import BuildfixerError
 from buildfixer.workspace.git import git
 from buildfixer.workspace.workspace import Workspace
 
@@ -118,7 +118,7 @@ def _build(
     ws: Workspace, instance: Instance, options: BuildOptions, stage: str, repeat: int
 ) -> BuildObservation:
     """Run the build once and condense what it showed."""
-    from buildfixer.logs.result import build_and_analyze
+    from buildfixer.buildsys.analyzed import build_and_analyze
 
     result, _ = build_and_analyze(ws.root, options, instance.build_system)
     root = result.errors[0].message[:_MESSAGE_CAP] if result.errors else None
@@ -194,7 +194,7 @@ def validate_instance(
     """
     if repeats < 1:
         raise BuildfixerError("repeats must be at least 1")
-    from buildfixer.build.api import stop_daemons
+    from buildfixer.buildsys.project import stop_daemons
 
     started = time.monotonic()
     result = ValidationResult(instance.instance_id, valid=False)

@@ -17,7 +17,7 @@ import traceback
 from pathlib import Path
 from typing import Any
 
-from buildfixer.agent.trajectory import Trajectory
+from buildfixer.agents.trajectory import Trajectory
 
 # The owner token of the builds this attempt runs (see build.runner.kill_owned), once known.
 _OWNER: list[str] = []
@@ -25,7 +25,7 @@ _OWNER: list[str] = []
 
 def _die(code: int) -> None:
     """Kill this attempt's builds (Gradle daemons included), then exit at once."""
-    from buildfixer.build.runner import kill_owned
+    from buildfixer.buildsys.runner import kill_owned
 
     for owner in _OWNER:
         kill_owned(owner, grace_s=0.5)
@@ -51,10 +51,10 @@ def _workspace(task: dict[str, Any]) -> Any:
 
 def run_task(task: dict[str, Any]) -> dict[str, Any]:
     """Check out the instance, run the agent (or oracle/none), build for the verdict; the result line."""
-    from buildfixer.agent.attempt import AttemptConfig, current_build, make_context, run_attempt
-    from buildfixer.agent.loop import Budget
-    from buildfixer.build.api import stop_daemons
-    from buildfixer.build.options import BuildOptions
+    from buildfixer.agents.loop import Budget
+    from buildfixer.buildsys.options import BuildOptions
+    from buildfixer.buildsys.project import stop_daemons
+    from buildfixer.harness.attempt import AttemptConfig, current_build, make_context, run_attempt
     from buildfixer.llm.factory import model_for_instance
 
     instance = task["instance"]

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from buildfixer.bench.rundir import write_atomic
-from buildfixer.build.options import BuildOptions
+from buildfixer.buildsys.options import BuildOptions
 from buildfixer.curate.history import History
 from buildfixer.workspace.workspace import Workspace
 
@@ -100,8 +100,8 @@ def _file_stamp(path: str) -> str:
 def toolchain(system: str, jdk: int | None) -> str:
     """A fingerprint of the programs a build of `system` runs with (JDK included for JVM builds)."""
     from buildfixer import __version__
-    from buildfixer.build.api import resolve_jdk
-    from buildfixer.build.plan import executable
+    from buildfixer.buildsys.plan import executable
+    from buildfixer.buildsys.project import resolve_jdk
 
     parts = [f"buildfixer {__version__}", system]
     for name in _TOOLS.get(system, ()):
@@ -216,9 +216,9 @@ class StateBuilder:
 
     def _run(self, sha: str, system: str, count: int, as_of: str | None) -> list[BuildRecord]:
         """Build a commit `count` times in one pooled workspace, resetting it in between."""
-        from buildfixer.build.api import stop_daemons
+        from buildfixer.buildsys.analyzed import build_and_analyze
+        from buildfixer.buildsys.project import stop_daemons
         from buildfixer.logs.excerpt import log_excerpt
-        from buildfixer.logs.result import build_and_analyze
 
         ws = Workspace.acquire(self.source, sha, cache_dir=self.options.cache_dir)
         options = replace(self.options, state_dir=None, log_path=None, as_of=as_of)

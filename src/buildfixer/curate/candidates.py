@@ -13,8 +13,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from buildfixer.core.errors import BuildfixerError
 from buildfixer.curate.history import History, is_build_file
-from buildfixer.errors import BuildfixerError
 
 MODES = ("human", "dependency", "llm")
 _DOC_NAME = re.compile(r"(?i)(readme|changelog|changes|history|license|notice|authors|contributing)(\.\w+)?$")

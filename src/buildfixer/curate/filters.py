@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from buildfixer.bench.dataset import patch_stats
+from buildfixer.core.errors import BuildfixerError
 from buildfixer.curate.builds import BuildRecord, StateBuilder
 from buildfixer.curate.candidates import Candidate
 from buildfixer.curate.history import History
-from buildfixer.errors import BuildfixerError
 from buildfixer.workspace.git import git
 
 FILTERS = ("size", "builds_good", "model", "gold_applies", "fails_bad", "reproducible", "duplicate")

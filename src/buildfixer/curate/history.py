@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from fnmatch import fnmatch
 from pathlib import Path
 
-from buildfixer.errors import BuildfixerError
+from buildfixer.core.errors import BuildfixerError
 from buildfixer.workspace.git import git
 
 SYNTHETIC_REFS = "refs/buildfixer/curate"

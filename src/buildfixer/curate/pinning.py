@@ -24,7 +24,7 @@ def pin_state(history: History, source: str, sha: str, as_of: str, cache_dir: Pa
     Raises:
         Rejected: (filter `reproducible`) a dynamic version cannot be dated.
     """
-    from buildfixer.build.asof import find_dynamic_versions, pin_dynamic_versions
+    from buildfixer.deps.asof import find_dynamic_versions, pin_dynamic_versions
 
     ws = Workspace.acquire(source, sha, cache_dir=cache_dir)
     try:

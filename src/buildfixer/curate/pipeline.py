@@ -21,7 +21,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from buildfixer.build.options import BuildOptions
+from buildfixer.buildsys.options import BuildOptions
+from buildfixer.core.errors import BuildfixerError
 from buildfixer.curate.builds import BuildCache, StateBuilder
 from buildfixer.curate.candidates import Candidate
 from buildfixer.curate.filters import Limits, Outcome
@@ -29,7 +30,6 @@ from buildfixer.curate.history import History
 from buildfixer.curate.pinning import JVM_SYSTEMS, pin_state
 from buildfixer.curate.state import Standings, history_order, outcome_of
 from buildfixer.curate.summary import Summary
-from buildfixer.errors import BuildfixerError
 
 # Called with (stage, done, total, outcome or None, the run's summary so far) as work finishes;
 # an outcome may come twice: kept, then (a duplicate of an earlier instance found later) rejected.
@@ -232,7 +232,7 @@ def curate(
 
 
 def _system_at(source: str, sha: str, options: BuildOptions) -> str:
-    from buildfixer.build.api import detect_build_system
+    from buildfixer.buildsys.project import detect_build_system
     from buildfixer.workspace.workspace import Workspace
 
     ws = Workspace.acquire(source, sha, cache_dir=options.cache_dir)

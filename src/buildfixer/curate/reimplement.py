@@ -26,7 +26,7 @@ reply with a one-line summary and no tool call."""
 
 def first_message(root: Path, message: str, notes: str | None) -> str:
     """The task: the commit message, the release notes if any, and the project's files."""
-    from buildfixer.agent.prompts import directory_tree
+    from buildfixer.agents.prompts import directory_tree
 
     parts = [f"Implement this commit:\n\n{message.strip()}"]
     if notes:
@@ -50,9 +50,9 @@ def reimplement(
     Raises:
         Rejected: (filter `model`) the model failed or changed nothing.
     """
-    from buildfixer.agent.loop import Budget, ToolLoop
-    from buildfixer.agent.trajectory import Trajectory
-    from buildfixer.errors import BuildfixerError
+    from buildfixer.agents.loop import Budget, ToolLoop
+    from buildfixer.agents.trajectory import Trajectory
+    from buildfixer.core.errors import BuildfixerError
     from buildfixer.llm.base import ModelError
     from buildfixer.llm.factory import make_model
     from buildfixer.tools.context import ToolContext

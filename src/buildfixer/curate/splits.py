@@ -13,7 +13,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from buildfixer.bench.dataset import Instance, dataset_dir, load_dataset, save_dataset
-from buildfixer.errors import BuildfixerError
+from buildfixer.core.errors import BuildfixerError
 
 
 def time_split(instances: list[Instance], val: float, test: float) -> dict[str, list[Instance]]:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from buildfixer.errors import BuildfixerError
+from buildfixer.core.errors import BuildfixerError
 
 EXAMPLES_DIR: Path = Path(__file__).resolve().parent
 MANIFEST: Path = EXAMPLES_DIR / "manifest.json"

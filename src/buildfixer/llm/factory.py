@@ -15,7 +15,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from buildfixer.errors import BuildfixerError
+from buildfixer.core.errors import BuildfixerError
 from buildfixer.llm.base import Model
 
 SCRIPTED_PREFIX = "scripted:"

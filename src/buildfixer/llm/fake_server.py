@@ -272,7 +272,7 @@ class _Handler(BaseHTTPRequestHandler):
 
 def main(argv: list[str] | None = None) -> int:
     """Command line: serve a script until interrupted, printing the base URL first."""
-    from buildfixer.errors import BuildfixerError
+    from buildfixer.core.errors import BuildfixerError
     from buildfixer.llm.scripted import load_script
 
     parser = argparse.ArgumentParser(

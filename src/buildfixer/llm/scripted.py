@@ -21,7 +21,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from buildfixer.errors import BuildfixerError
+from buildfixer.core.errors import BuildfixerError
 from buildfixer.llm.base import Message, ModelError, ModelReply, ToolCall, Usage
 
 SCRIPT_FINISHED = "(script finished)"

@@ -12,12 +12,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from buildfixer.core.records import CATEGORIES, BuildError
 from buildfixer.logs import fallback
 from buildfixer.logs.parsers import all_parsers
 from buildfixer.logs.rank import rank
 from buildfixer.logs.taxonomy import classify
 from buildfixer.logs.text import clean_log, read_log
-from buildfixer.records import CATEGORIES, BuildError
 
 _log = logging.getLogger(__name__)
 

@@ -14,8 +14,8 @@ import os
 import re
 from pathlib import Path
 
+from buildfixer.core.records import BuildError
 from buildfixer.logs.analyze import Analysis
-from buildfixer.records import BuildError
 
 # Word pieces and single punctuation marks. Tokenizers (tiktoken's cl100k and
 # its kin) need about one token per short word and one per punctuation mark, and

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import re
 
+from buildfixer.core.records import BuildError
 from buildfixer.logs.taxonomy import classify
-from buildfixer.records import BuildError
 
 # Words that make a line worth classifying at all.
 _CANDIDATE = re.compile(

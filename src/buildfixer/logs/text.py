@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable
 from functools import cached_property
 from pathlib import Path
 
-from buildfixer.errors import BuildfixerError
+from buildfixer.core.errors import BuildfixerError
 
 # Bytes examined to tell text from binary; the whole file is not needed to spot a
 # binary (like git and grep, look at the head), and 64 KiB keeps the check cheap.

@@ -22,8 +22,8 @@ import shlex
 from collections.abc import Callable
 from pathlib import Path
 
-from buildfixer.build import npm
-from buildfixer.build.plan import executable
+from buildfixer.buildsys import npm
+from buildfixer.buildsys.plan import executable
 from buildfixer.tools.base import Tool, ToolError, make_tool
 from buildfixer.tools.build_support import build, command_view, raw_view, run_command, sandboxed
 from buildfixer.tools.context import ToolContext

@@ -15,13 +15,13 @@ import tempfile
 from dataclasses import replace
 from pathlib import Path
 
-from buildfixer.build import gradle, maven
-from buildfixer.build.api import run_build
-from buildfixer.build.runner import RunResult, Step, kill_owned, run_steps
-from buildfixer.build.sandbox import sandbox_argv
-from buildfixer.errors import BuildfixerError
+from buildfixer.buildsys import gradle, maven
+from buildfixer.buildsys.project import run_build
+from buildfixer.buildsys.runner import RunResult, Step, kill_owned, run_steps
+from buildfixer.buildsys.sandbox import sandbox_argv
+from buildfixer.core.errors import BuildfixerError
+from buildfixer.core.records import BuildResult
 from buildfixer.logs.text import clean_log, decode_log
-from buildfixer.records import BuildResult
 from buildfixer.tools.base import DEFAULT_OUTPUT_LIMIT, ToolError, cap_output
 from buildfixer.tools.context import ToolContext
 
@@ -121,8 +121,8 @@ def raw_view(result: BuildResult, room: int = OUTPUT_ROOM) -> str:
 
 def condensed_view(result: BuildResult, project: Path) -> str:
     """Status line, notes, then the analyzer's view: root error at file:line, context, other errors."""
+    from buildfixer.buildsys.analyzed import attach_analysis
     from buildfixer.logs.condense import condense
-    from buildfixer.logs.result import attach_analysis
 
     try:
         analysis = attach_analysis(result, project)

@@ -11,10 +11,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from buildfixer.build import gradle
-from buildfixer.build.api import JVM_SYSTEMS
-from buildfixer.build.jdk import discover_jdks
-from buildfixer.build.plan import version_from_jar_dir
+from buildfixer.buildsys import gradle
+from buildfixer.buildsys.jdk import discover_jdks
+from buildfixer.buildsys.plan import version_from_jar_dir
+from buildfixer.buildsys.project import JVM_SYSTEMS
 from buildfixer.tools.base import Tool, ToolError, make_tool
 from buildfixer.tools.build_commands import command_tools
 from buildfixer.tools.build_support import (

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-from buildfixer.build.options import BuildOptions
-from buildfixer.records import BuildResult
+from buildfixer.buildsys.options import BuildOptions
+from buildfixer.core.records import BuildResult
 from buildfixer.tools.base import ToolError
 from buildfixer.workspace.ledger import EditLedger
 

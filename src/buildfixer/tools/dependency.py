@@ -1,6 +1,6 @@
 """Dependency tools of the second study: change a declared dependency's version, or remove it.
 
-Both edit the build files through `buildfixer.build.deps` (every Gradle, Maven, pip and npm
+Both edit the build files through `buildfixer.deps.manage` (every Gradle, Maven, pip and npm
 declaration form it knows, versions held in properties included), inside the workspace only,
 each file written atomically.
 """
@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import re
 
-from buildfixer.build import deps
-from buildfixer.build.registry import available_versions, newest_version
+from buildfixer.deps import manage as deps
+from buildfixer.deps.registry import available_versions, newest_version
 from buildfixer.tools.base import Tool, ToolError, make_tool
 from buildfixer.tools.context import ToolContext
 

@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from buildfixer.errors import BuildfixerError
+from buildfixer.core.errors import BuildfixerError
 from buildfixer.tools.base import Tool
 from buildfixer.tools.context import ToolContext
 

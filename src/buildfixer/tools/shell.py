@@ -17,12 +17,12 @@ import re
 import sys
 from pathlib import Path
 
-from buildfixer.build import gradle, maven
-from buildfixer.build.api import JVM_SYSTEMS, resolve_jdk
-from buildfixer.build.jdk import Jdk, default_jdk, discover_jdks
-from buildfixer.build.plan import executable, java_env
-from buildfixer.build.sandbox import sandbox_argv
-from buildfixer.errors import BuildfixerError
+from buildfixer.buildsys import gradle, maven
+from buildfixer.buildsys.jdk import Jdk, default_jdk, discover_jdks
+from buildfixer.buildsys.plan import executable, java_env
+from buildfixer.buildsys.project import JVM_SYSTEMS, resolve_jdk
+from buildfixer.buildsys.sandbox import sandbox_argv
+from buildfixer.core.errors import BuildfixerError
 from buildfixer.logs.text import strip_ansi
 from buildfixer.tools.base import DEFAULT_OUTPUT_LIMIT, Tool, ToolError, cap_output, make_tool
 from buildfixer.tools.build_support import run_command, standard_command

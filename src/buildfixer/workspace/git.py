@@ -6,7 +6,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from buildfixer.errors import BuildfixerError
+from buildfixer.core.errors import BuildfixerError
 
 # Commits made by buildfixer must not depend on the user's git configuration.
 _IDENTITY = {

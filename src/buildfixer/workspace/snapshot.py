@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from buildfixer.errors import BuildfixerError
+from buildfixer.core.errors import BuildfixerError
 from buildfixer.workspace.git import git
 
 # An ignored file larger than this is no config file a build reads but data or an output

@@ -21,8 +21,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from buildfixer.errors import BuildfixerError
-from buildfixer.paths import cache_root
+from buildfixer.core.errors import BuildfixerError
+from buildfixer.core.paths import cache_root
 from buildfixer.workspace.git import git, is_repo, literal
 from buildfixer.workspace.ledger import small_ignored_files
 from buildfixer.workspace.snapshot import take_snapshot

@@ -36,7 +36,7 @@ from buildfixer.bench.data.histories import (
     Write,
 )
 from buildfixer.bench.data.histories_other import CART, SEMVERKIT
-from buildfixer.errors import BuildfixerError
+from buildfixer.core.errors import BuildfixerError
 from buildfixer.logs.excerpt import normalize_log
 
 REPOS: tuple[RepoSpec, ...] = (WORDSTATS, INVENTORY, SEMVERKIT, CART)
@@ -179,9 +179,9 @@ def instance_records(
 def record_error_log(record: dict[str, object], data_dir: Path) -> str:
     """Build the instance's base commit; its normalized log (it must fail as the record says)."""
     from buildfixer.bench.dataset import Instance, checkout
-    from buildfixer.build.api import stop_daemons
-    from buildfixer.build.options import BuildOptions
-    from buildfixer.logs.result import build_and_analyze
+    from buildfixer.buildsys.analyzed import build_and_analyze
+    from buildfixer.buildsys.options import BuildOptions
+    from buildfixer.buildsys.project import stop_daemons
 
     instance = Instance.model_validate(record)
     with tempfile.TemporaryDirectory(prefix="make-dataset-") as tmp:

@@ -12,9 +12,9 @@ from __future__ import annotations
 import json
 import re
 
+from buildfixer.core.records import BuildError
 from buildfixer.logs.parsers import Parser
 from buildfixer.logs.parsers.android_rules import LEAD, MAX_MESSAGE, RULES, Rule, aapt_category, dex_category
-from buildfixer.records import BuildError
 
 NATIVE_CONTEXT = re.compile(r"ndk|externalNativeBuild|cmake|C/C\+\+:|CXX\d{4}|\.so\b|android", re.IGNORECASE)
 # checkAarMetadata prints a numbered, word-wrapped paragraph per dependency.

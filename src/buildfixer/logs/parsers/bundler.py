@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import re
 
+from buildfixer.core.records import BuildError
 from buildfixer.logs.parsers import Parser
 from buildfixer.logs.taxonomy import classify
-from buildfixer.records import BuildError
 
 _WEBPACK = re.compile(r"Module not found: Error: Can't resolve '(?P<module>[^']+)' in '(?P<dir>[^']+)'")
 _HEADER = re.compile(r"ERROR in (?P<file>[^\s(]+)")

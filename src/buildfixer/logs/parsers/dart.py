@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import re
 
+from buildfixer.core.records import BuildError
 from buildfixer.logs.parsers import Parser
-from buildfixer.records import BuildError
 
 _LOCATED = re.compile(
     r"^\s*(?P<file>(?:[A-Za-z]:)?[^\s:][^:]*?\.dart):(?P<line>\d+):(?P<col>\d+): Error: (?P<msg>.+)"

@@ -23,9 +23,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from buildfixer.core.records import BuildError
 from buildfixer.logs.parsers import Parser
 from buildfixer.logs.taxonomy import classify
-from buildfixer.records import BuildError
 
 _WHERE = re.compile(
     r"^(?:Build file|Settings file|Script|Initialization script|Precompiled script plugin) '(.+?)'"

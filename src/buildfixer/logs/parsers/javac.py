@@ -28,9 +28,9 @@ from __future__ import annotations
 
 import re
 
+from buildfixer.core.records import BuildError
 from buildfixer.logs.parsers import Parser
 from buildfixer.logs.taxonomy import classify
-from buildfixer.records import BuildError
 
 # `path.java:12: error: message`; the path may be Windows-style (`C:\x\A.java`).
 _JAVAC_HEADER = re.compile(r"((?:[A-Za-z]:)?[^\s:]*\.java):(\d+): error: (.*)$")

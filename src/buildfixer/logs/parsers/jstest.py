@@ -17,8 +17,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from buildfixer.core.records import BuildError
 from buildfixer.logs.taxonomy import classify
-from buildfixer.records import BuildError
 
 _TAP_NOT_OK = re.compile(r"^\s*not ok \d+ - (?P<name>.+?)(?P<directive> # (?:TODO|SKIP)\b.*)?$")
 _TAP_RESULT = re.compile(r"^\s*(?:not )?ok \d+ ")

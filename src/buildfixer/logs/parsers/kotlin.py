@@ -22,8 +22,8 @@ from __future__ import annotations
 import re
 from urllib.parse import unquote
 
+from buildfixer.core.records import BuildError
 from buildfixer.logs.parsers import Parser
-from buildfixer.records import BuildError
 
 TOOL = "kotlinc"
 

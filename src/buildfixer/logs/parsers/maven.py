@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import re
 
+from buildfixer.core.records import BuildError
 from buildfixer.logs.parsers import Parser
 from buildfixer.logs.taxonomy import classify
-from buildfixer.records import BuildError
 
 _PREFIX = re.compile(r"^.{0,40}?\[(ERROR|FATAL)\] ?")
 _GOAL = re.compile(r"^Failed to execute goal (?:(\S+) (?:\(([^)]*)\) )?)?on project (\S+?):\s*(.*)$")

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import re
 
+from buildfixer.core.records import BuildError
 from buildfixer.logs.parsers import Parser
 from buildfixer.logs.parsers.android import NATIVE_CONTEXT
 from buildfixer.logs.parsers.android_rules import NATIVE
-from buildfixer.records import BuildError
 
 _COMPILER = re.compile(NATIVE + r":(?P<line>\d+):(?:(?P<col>\d+):)? (?:fatal )?error: (?P<msg>.+)")
 _LINKER = re.compile(

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import re
 
+from buildfixer.core.records import BuildError
 from buildfixer.logs.parsers import Parser
 from buildfixer.logs.parsers.jstest import test_failures
-from buildfixer.records import BuildError
 
 _NPM_PREFIX = re.compile(r"^\s*npm (?:ERR!|error)(?: |$)")
 _NPM_CODE = re.compile(r"^code (?P<code>E[A-Z0-9_]+)")

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import re
 
+from buildfixer.core.records import BuildError
 from buildfixer.logs.parsers import Parser
 from buildfixer.logs.taxonomy import classify
-from buildfixer.records import BuildError
 
 _POETRY_EXCEPTION = re.compile(
     r"^\s*(?P<name>ChefBuildError|SolverProblemError|CalledProcessError|PoetryException"

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import re
 
+from buildfixer.core.records import BuildError
 from buildfixer.logs.parsers import Parser, pytrace
-from buildfixer.records import BuildError
 
 # --- pip -----------------------------------------------------------------------------------
 _PIP_NO_VERSION = re.compile(

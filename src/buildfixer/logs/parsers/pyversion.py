@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import re
 
+from buildfixer.core.records import BuildError
 from buildfixer.logs.parsers import Parser
-from buildfixer.records import BuildError
 
 # (pattern, tool, specificity); each pattern is searched in one cleaned line.
 _FORMS: tuple[tuple[re.Pattern[str], str, int], ...] = (

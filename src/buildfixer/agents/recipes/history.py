@@ -1,0 +1,97 @@
+"""What the project used before: a dependency's declaration in git history, its version in a lockfile.
+
+A dependency removed from a build file is best restored as it was: the artifact and version a
+past commit declared worked with this code (the newest cached version may not; a sibling
+artifact of the same group was not needed). Python projects pin what they used in lockfiles.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import tempfile
+from pathlib import Path
+
+from buildfixer.core.errors import BuildfixerError
+from buildfixer.deps import manage as deps
+from buildfixer.deps.package_index import normalize_dist
+from buildfixer.workspace.git import git
+
+_JVM_HISTORY = ("pom.xml", "build.gradle", "build.gradle.kts", "gradle.properties", "libs.versions.toml")
+_MAX_COMMITS = 40  # commits touching build files, newest first: enough to reach a recent removal
+
+
+def _git(root: Path, *args: str) -> str | None:
+    try:
+        return git(*args, cwd=root, timeout=30)
+    except BuildfixerError:
+        return None
+
+
+def past_jvm_declaration(roots: list[Path | None], names: list[str]) -> tuple[str, str] | None:
+    """(group:artifact, version) of the most recent past commit declaring one of `names` with a version.
+
+    Each commit's build files are laid out in a scratch directory and read by the same parser as
+    the project's (a version through a property or catalog resolves as it did then).
+
+    Args:
+        roots: Directories whose git history is searched (the user's project, the workspace).
+        names: group:artifact candidates (the artifacts providing the missing package or module).
+    """
+    if not names:
+        return None
+    for root in dict.fromkeys(r for r in roots if r is not None and r.is_dir()):
+        log = _git(root, "log", f"-n{_MAX_COMMITS}", "--format=%H", "--", *(f"*{f}" for f in _JVM_HISTORY))
+        for commit in (log or "").split():
+            listing = _git(root, "ls-tree", "-r", "--name-only", commit) or ""
+            files = [f for f in listing.splitlines() if f.rsplit("/", 1)[-1].endswith(_JVM_HISTORY)]
+            if not files:
+                continue
+            with tempfile.TemporaryDirectory(prefix="buildfixer-history-") as scratch:
+                base = Path(scratch)
+                for file in files:
+                    text = _git(root, "show", f"{commit}:{file}")
+                    if text is not None:
+                        (base / file).parent.mkdir(parents=True, exist_ok=True)
+                        (base / file).write_text(text, encoding="utf-8")
+                for name in names:
+                    for decl in deps.find_declaration(base, name):
+                        if decl.version and "$" not in decl.version and not decl.managed:
+                            return name, decl.version
+    return None
+
+
+def locked_python_version(project: Path, distribution: str) -> str | None:
+    """The version a lockfile (poetry.lock, uv.lock, pdm.lock) or a pinned requirements file holds."""
+    wanted = normalize_dist(distribution)
+    for lock in ("poetry.lock", "uv.lock", "pdm.lock"):
+        text = deps.read(project / lock)
+        for block in re.split(r"^\[\[package\]\]\s*$", text, flags=re.MULTILINE)[1:]:
+            name = re.search(r'^name\s*=\s*"([^"]+)"', block, re.MULTILINE)
+            version = re.search(r'^version\s*=\s*"([^"]+)"', block, re.MULTILINE)
+            if name and version and normalize_dist(name.group(1)) == wanted:
+                return version.group(1)
+    for path in deps.walk_files(project, ["*.txt"]):
+        if "requirements" not in path.name and "constraints" not in path.name and "lock" not in path.name:
+            continue
+        for line in deps.read(path).splitlines():
+            pin = re.match(r"^\s*([A-Za-z0-9][\w.-]*)(?:\[[^\]]*\])?\s*===?\s*([\w.!+-]+)", line)
+            if pin and normalize_dist(pin.group(1)) == wanted:
+                return pin.group(2)
+    return None
+
+
+def locked_npm_version(project: Path, name: str) -> str | None:
+    """The version package-lock.json (or npm-shrinkwrap.json) installed for a package, at the top level."""
+    for lock in ("npm-shrinkwrap.json", "package-lock.json"):
+        try:
+            data = json.loads((project / lock).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        packages = data.get("packages") if isinstance(data, dict) else None
+        entry = packages.get(f"node_modules/{name}") if isinstance(packages, dict) else None
+        if entry is None and isinstance(data, dict) and isinstance(data.get("dependencies"), dict):
+            entry = data["dependencies"].get(name)  # lockfileVersion 1
+        if isinstance(entry, dict) and isinstance(entry.get("version"), str) and not entry.get("link"):
+            return str(entry["version"])
+    return None

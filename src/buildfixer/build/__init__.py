@@ -1,1 +1,0 @@
-"""Build systems, JDK discovery and switching, and the process runner."""

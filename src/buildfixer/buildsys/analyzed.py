@@ -1,0 +1,50 @@
+"""Join the build layer and log analysis: a build whose result carries its parsed errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from buildfixer.buildsys.options import BuildOptions
+from buildfixer.buildsys.project import run_build
+from buildfixer.core.records import BuildError, BuildResult
+
+if TYPE_CHECKING:
+    from buildfixer.logs.analyze import Analysis
+
+
+def attach_analysis(result: BuildResult, project: Path | None = None) -> Analysis | None:
+    """Read the result's log into its `errors` and `category` (a successful build keeps none).
+
+    With the project directory, errors the log does not locate (a missing artifact, a JDK
+    level) are pointed at the build-file line that causes them.
+    """
+    if result.status == "success":
+        return None
+    # Imported here: a successful build never pays for compiling the parsers' patterns.
+    from buildfixer.logs.analyze import analyze_file
+    from buildfixer.logs.locate import locate_in_project
+
+    analysis = analyze_file(Path(result.log_path))
+    if project is not None:
+        locate_in_project(analysis.errors, project)
+    if not analysis.errors:
+        # Nothing recognisable: the end of the log is still the best lead for a reader or an agent.
+        tail = [line for line in analysis.lines[-40:] if line.strip()][-6:]
+        summary = "build timed out" if result.status == "timeout" else f"exit code {result.exit_code}"
+        message = f"{summary}; last output: " + " | ".join(t.strip() for t in tail) if tail else summary
+        analysis.errors = [
+            BuildError(message, "other", result.build_system, log_line=len(analysis.lines) - 1)
+        ]
+        analysis.category = "other"
+    result.errors = analysis.errors
+    result.category = analysis.category
+    return analysis
+
+
+def build_and_analyze(
+    project: Path, options: BuildOptions | None = None, system: str | None = None
+) -> tuple[BuildResult, Analysis | None]:
+    """Run the build, then read its failure (if any) into structured errors."""
+    result = run_build(project, options, system)
+    return result, attach_analysis(result, project)

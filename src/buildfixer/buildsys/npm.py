@@ -1,0 +1,181 @@
+"""npm builds: install (`npm ci` with a lockfile), then the `build` and `test` scripts."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+from functools import cache
+from pathlib import Path
+
+from buildfixer.buildsys.jdk import Jdk
+from buildfixer.buildsys.options import BuildOptions
+from buildfixer.buildsys.plan import Plan, executable, files_digest, stamp_matches
+from buildfixer.buildsys.runner import Step
+from buildfixer.core.errors import BuildfixerError
+
+_LOCKFILES = ["package-lock.json", "npm-shrinkwrap.json"]
+# Lockfiles of the other package managers, which npm does not read; corepack provides them.
+_OTHER_LOCKFILES = {"pnpm-lock.yaml": "pnpm", "yarn.lock": "yarn"}
+# `npm init` writes this test script; it always fails and means "no tests".
+_PLACEHOLDER_TEST = "no test specified"
+
+
+def detect(project: Path) -> bool:
+    """An npm project has package.json at its root."""
+    return (project / "package.json").is_file()
+
+
+def scripts(project: Path) -> dict[str, str]:
+    """The `scripts` of package.json; a package.json that is not JSON is the build's error, not ours."""
+    try:
+        data = json.loads((project / "package.json").read_text(errors="replace"))
+    except (OSError, ValueError):
+        return {}
+    found = data.get("scripts") if isinstance(data, dict) else None
+    return {k: v for k, v in found.items() if isinstance(v, str)} if isinstance(found, dict) else {}
+
+
+def package_manager(project: Path) -> str:
+    """npm, pnpm or yarn: the `packageManager` field, else the lockfile present, else npm."""
+    try:
+        data = json.loads((project / "package.json").read_text(errors="replace"))
+        declared = data.get("packageManager") if isinstance(data, dict) else None
+    except (OSError, ValueError):
+        declared = None
+    found = re.match(r"(npm|pnpm|yarn)@", declared) if isinstance(declared, str) else None
+    if found:
+        return found.group(1)
+    if any((project / name).is_file() for name in _LOCKFILES):
+        return "npm"
+    return next((pm for lock, pm in _OTHER_LOCKFILES.items() if (project / lock).is_file()), "npm")
+
+
+def plan(project: Path, options: BuildOptions, jdk: Jdk | None) -> Plan:
+    """Install dependencies (skipped in warm mode when the lockfile is unchanged), then build and test.
+
+    With `options.as_of`, `npm install` (no lockfile) gets `--before=<as_of>`: every range
+    resolves to the newest version the registry's `time` field dates before it. `npm ci`
+    installs what the lockfile pins, as of any date. pnpm and yarn (through corepack) get no
+    date: their lockfile pins the versions, or the install takes today's (stated in a note).
+    """
+    npm = executable("npm")
+    if npm is None:
+        raise BuildfixerError("npm is not installed (needed to build a package.json project)")
+    state = options.state_for(project)
+    as_of = options.as_of_utc()
+    digest = files_digest(project, ["package.json", *_LOCKFILES, *_OTHER_LOCKFILES])
+    if as_of:  # another date is another set of versions
+        digest = hashlib.sha256(f"{digest}\0as-of={as_of}".encode()).hexdigest()
+    stamp = state / "node-modules.sha256"
+    manager = package_manager(project)
+    steps: list[Step] = []
+    env: dict[str, str] = {}
+    tools = {"node": _version("node"), "npm": _version("npm")}
+    notes: list[str] = []
+    corepack = executable("corepack")
+    enable: Step | None = None
+    if manager != "npm" and corepack is None:
+        notes.append(
+            f"the project uses {manager}, but corepack is not installed to provide it: "
+            f"installed with npm instead, without the {manager} lockfile"
+        )
+        manager = "npm"
+    if manager == "npm":
+        run = [npm]
+        has_lock = any((project / name).is_file() for name in _LOCKFILES)
+        install = [npm, "ci" if has_lock else "install", "--no-audit", "--no-fund"]
+        # Without a lockfile, `npm install` would write one into the project: a change to the
+        # workspace nobody made, and a new dependency digest that reinstalls on the next build.
+        install += [] if has_lock else ["--no-package-lock"]
+        install += ["--cache", str(options.cache_dir / "npm")]
+        install += ["--offline"] if options.offline else []
+        install += [f"--before={as_of}"] if as_of and not has_lock else []
+    else:
+        assert corepack is not None
+        enable, run, install, env = _corepack_plan(corepack, manager, state, options)
+        tools[manager] = "via corepack"
+        notes.append(
+            f"the project uses {manager}: installed and run with {manager} through corepack"
+            + ("; offline, this needs corepack's copy of it cached" if options.offline else "")
+        )
+        if as_of:
+            notes.append(f"as_of {as_of} is not applied to {manager}: its lockfile, else today, decides")
+    installed = (project / "node_modules").is_dir() and stamp_matches(stamp, digest)
+    if enable is not None and not (options.warm and installed and Path(run[0]).exists()):
+        steps.append(enable)
+    if not (options.warm and installed):
+        # `npm install` keeps every installed version its range admits: installing as of another
+        # date (or today, after a dated install) must start from an empty node_modules.
+        dated = state / "node-modules.as-of"
+        if not options.warm or (dated.read_text() if dated.is_file() else "") != (as_of or ""):
+            shutil.rmtree(project / "node_modules", ignore_errors=True)
+            dated.unlink(missing_ok=True)
+        steps.append(Step(install, stamps={stamp: digest, **({dated: as_of} if as_of else {})}))
+    if options.tasks:  # explicit scripts replace the default build and test
+        steps += [Step([*run, "run", task]) for task in options.tasks]
+    else:
+        available = scripts(project)
+        if "build" in available:
+            steps.append(Step([*run, "run", "build"]))
+        test = available.get("test", "")
+        if test and _PLACEHOLDER_TEST not in test:
+            steps.append(Step([*run, "test"]))
+    if not steps:  # warm, installed, nothing to run: check the installation is still sound
+        steps.append(Step([npm, "ls", "--depth=0"]))
+    # Every npm call (scripts too, not only the install) keeps its cache and debug logs with ours.
+    env = {"npm_config_cache": str(options.cache_dir / "npm"), **env}
+    return Plan("npm", steps, env, tools, notes)
+
+
+def _corepack_plan(
+    corepack: str, manager: str, state: Path, options: BuildOptions
+) -> tuple[Step, list[str], list[str], dict[str, str]]:
+    """Enable step, launcher, install command and environment of a pnpm or yarn project.
+
+    corepack fetches the package manager from the npm registry (once, into our cache) and puts
+    a `pnpm`/`yarn` shim on PATH, which the project's own scripts call too.
+    """
+    shims = state / "corepack-bin"
+    shims.mkdir(parents=True, exist_ok=True)
+    enable = Step([corepack, "enable", "--install-directory", str(shims), manager])
+    run = [str(shims / manager)]
+    env = {
+        "COREPACK_HOME": str(options.cache_dir / "corepack"),
+        "COREPACK_ENABLE_DOWNLOAD_PROMPT": "0",
+        "COREPACK_ENABLE_AUTO_PIN": "0",  # never write `packageManager` into the project
+        # The version this corepack knows (and can verify); "latest" may be signed with keys
+        # newer than it knows, which fails the download. A `packageManager` field still wins.
+        "COREPACK_DEFAULT_TO_LATEST": "0",
+        "YARN_CACHE_FOLDER": str(options.cache_dir / "yarn"),
+        "PATH": f"{shims}{os.pathsep}{os.environ.get('PATH', '')}",
+    }
+    if options.offline:
+        env["COREPACK_ENABLE_NETWORK"] = "0"
+    install = [*run, "install"]
+    if manager == "pnpm":
+        install += ["--frozen-lockfile", "--store-dir", str(options.cache_dir / "pnpm-store")]
+    if options.offline:
+        install.append("--offline")
+    return enable, run, install, env
+
+
+@cache
+def _version(program: str) -> str:
+    path = executable(program)
+    if not path:
+        return "not installed"
+    if program == "npm":  # read package.json instead of starting node (~0.3 s)
+        package = Path(path).resolve().parent.parent / "package.json"
+        try:
+            return str(json.loads(package.read_text()).get("version", "unknown"))
+        except (OSError, ValueError):
+            pass
+    try:
+        out = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=10)
+        return out.stdout.strip().lstrip("v") or "unknown"
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"

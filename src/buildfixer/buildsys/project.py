@@ -1,0 +1,133 @@
+"""Detect a project's build system and run its build: the entry point of the build layer."""
+
+from __future__ import annotations
+
+import os
+import platform
+import time
+from pathlib import Path
+from types import ModuleType
+
+from buildfixer.buildsys import gradle, maven, npm, python
+from buildfixer.buildsys.jdk import Jdk, default_jdk, find_jdk
+from buildfixer.buildsys.options import BuildOptions
+from buildfixer.buildsys.plan import missing_submodules
+from buildfixer.buildsys.runner import kill_owned, read_tail, run_steps
+from buildfixer.buildsys.sandbox import sandbox_argv
+from buildfixer.core.errors import BuildfixerError
+from buildfixer.core.records import BuildResult, Status
+
+# Detection order matters for mixed repositories: a React Native app has package.json at the
+# root and Gradle under android/; a Gradle or Maven file at the root wins.
+SYSTEMS: dict[str, ModuleType] = {"gradle": gradle, "maven": maven, "python": python, "npm": npm}
+JVM_SYSTEMS = ("gradle", "maven")
+
+
+def detect_build_system(project: Path) -> str:
+    """Name of the project's build system; BuildfixerError when none is recognisable."""
+    if not project.is_dir():
+        raise BuildfixerError(f"not a directory: {project}")
+    for name, module in SYSTEMS.items():
+        if module.detect(project):
+            return name
+    if python.detect_requirements_only(project):
+        return "python"
+    nested = [p.name for p in nested_projects(project)]
+    hint = f"; builds one level down: {', '.join(nested)} (pass one as PATH)" if nested else ""
+    raise BuildfixerError(
+        f"no recognisable build in {project} (looked for build.gradle[.kts], settings.gradle[.kts], "
+        f"pom.xml, pyproject.toml, setup.py, setup.cfg, package.json, requirements.txt){hint}"
+    )
+
+
+def nested_projects(project: Path) -> list[Path]:
+    """Buildable directories one level below a root that has no build of its own.
+
+    Samples and repositories holding several variants look like this; hidden and vendored
+    directories are skipped.
+    """
+    children = sorted(project.iterdir()) if project.is_dir() else []
+    return [
+        child
+        for child in children
+        if child.is_dir()
+        and not child.name.startswith(".")
+        and child.name != "node_modules"
+        and any(module.detect(child) for module in SYSTEMS.values())
+    ]
+
+
+def resolve_jdk(version: int | None) -> Jdk | None:
+    """The JDK to build with: the requested major version, else the machine's default."""
+    return find_jdk(version) if version is not None else default_jdk()
+
+
+def run_build(project: Path, options: BuildOptions | None = None, system: str | None = None) -> BuildResult:
+    """Run the project's build and return the verdict (errors are read later by the logs layer).
+
+    Raises:
+        BuildfixerError: no recognisable build, unknown system, or a JDK that is not installed.
+    """
+    options = options or BuildOptions()
+    project = project.resolve()
+    name = system or detect_build_system(project)
+    if name not in SYSTEMS:
+        raise BuildfixerError(f"unknown build system {name!r} (known: {', '.join(SYSTEMS)})")
+    jdk = resolve_jdk(options.jdk) if name in JVM_SYSTEMS or options.jdk is not None else None
+    plan = SYSTEMS[name].plan(project, options, jdk)
+    state = options.state_for(project)
+    log_path = (
+        options.log_path or state / "logs" / f"build-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.log"
+    )
+    argvs = [list(step.argv) for step in plan.steps]  # reported without the sandbox wrapper
+    if options.sandbox:
+        writable = [project, options.cache_dir, state]
+        for step in plan.steps:
+            step.argv = sandbox_argv(step.argv, writable, network=not options.offline)
+    env = {**os.environ, **options.extra_env, **plan.env}
+    owner = options.owner_token(project)
+    run = run_steps(
+        plan.steps, cwd=project, env=env, log_path=log_path, timeout_s=options.timeout_s, owner=owner
+    )
+    if not options.warm:
+        kill_owned(owner)  # cold protocol: nothing outlives the build
+    succeeded = len(run.steps_run) - (0 if run.exit_code == 0 else 1)
+    for step in plan.steps[:succeeded]:
+        for stamp, value in step.stamps.items():  # e.g. dependencies installed: reusable next time
+            stamp.parent.mkdir(parents=True, exist_ok=True)
+            stamp.write_text(value)
+    # The command that decided the verdict: the failing step, else the main (last) one.
+    command = argvs[len(run.steps_run) - 1] if run.failed_step and run.steps_run else list(plan.command)
+    status: Status = "timeout" if run.timed_out else "success" if run.exit_code == 0 else "failure"
+    if run.exit_code == 127 and run.failed_step:
+        status = "error"  # the build tool itself could not be started
+    environment = {
+        **plan.tools,
+        "os": f"{platform.system()} {platform.release()}",
+        "java_home": jdk.path if jdk else "",
+        "offline": str(options.offline).lower(),
+        "warm": str(options.warm).lower(),
+        "sandbox": str(options.sandbox).lower(),
+    }
+    notes = list(plan.notes)
+    if submodules := missing_submodules(project):
+        notes.append(f"git submodules not checked out (the build may need them): {', '.join(submodules)}")
+    if notes:
+        environment["notes"] = "; ".join(notes)
+    return BuildResult(
+        status=status,
+        exit_code=run.exit_code,
+        duration_s=run.duration_s,
+        build_system=name,
+        command=command,
+        jdk=jdk.version if jdk else None,
+        log_path=str(log_path),
+        environment=environment,
+        output_tail=read_tail(log_path),  # capped: the full output stays in the log file
+    )
+
+
+def stop_daemons(project: Path, options: BuildOptions | None = None) -> int:
+    """Stop every process (Gradle daemons included) that builds of this project left running."""
+    options = options or BuildOptions()
+    return kill_owned(options.owner_token(project.resolve()), grace_s=5.0)

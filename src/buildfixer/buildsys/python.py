@@ -1,0 +1,230 @@
+"""Python builds: install into a throwaway venv, byte-compile, run the tests if there are any."""
+
+from __future__ import annotations
+
+import configparser
+import hashlib
+import os
+import re
+import shutil
+import sys
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from buildfixer.buildsys import dated_index, poetry
+from buildfixer.buildsys.jdk import Jdk
+from buildfixer.buildsys.options import BuildOptions
+from buildfixer.buildsys.plan import Plan, files_digest, stamp_matches
+from buildfixer.buildsys.runner import Step
+
+MARKERS = ("pyproject.toml", "setup.py", "setup.cfg")
+_REQUIREMENTS = ["requirements.txt", "requirements-dev.txt", "requirements-test.txt", "test-requirements.txt"]
+_DEPENDENCY_FILES = ["pyproject.toml", "setup.py", "setup.cfg", "tox.ini", *_REQUIREMENTS]
+_TEST_EXTRAS = ("test", "tests", "testing", "dev")
+# A tox `deps` line that applies only to some environments: `cover: pytest-cov`, `py{37,38}: x`.
+_TOX_FACTOR = re.compile(r"^[\w{},.!-]+:\s")
+# Never byte-compile these: environments, outputs, VCS and tool caches.
+_COMPILE_EXCLUDE = r"(^|/)(\.[^/]+|venv|env|build|dist|node_modules|__pycache__)(/|$)"
+
+
+def detect(project: Path) -> bool:
+    """A Python project has pyproject.toml, setup.py or setup.cfg at its root."""
+    return any((project / name).is_file() for name in MARKERS)
+
+
+def detect_requirements_only(project: Path) -> bool:
+    """Weaker sign, checked after every other system: only a requirements file (scripts, apps)."""
+    return any((project / name).is_file() for name in _REQUIREMENTS)
+
+
+def _pyproject(project: Path) -> dict[str, Any] | None:
+    """pyproject.toml as a table; None when absent or not valid TOML (pip will report that)."""
+    try:
+        return tomllib.loads((project / "pyproject.toml").read_text(errors="replace"))
+    except (OSError, tomllib.TOMLDecodeError):
+        return None
+
+
+def installable(project: Path) -> bool:
+    """Whether `pip install .` makes sense.
+
+    It does with setup.py/setup.cfg or a pyproject that declares a project or a build backend;
+    a pyproject holding only tool settings (ruff, pytest) is no package.
+    """
+    if (project / "setup.py").is_file() or (project / "setup.cfg").is_file():
+        return True
+    data = _pyproject(project)
+    if data is None:
+        return (project / "pyproject.toml").is_file()  # broken TOML: let pip say so
+    return "project" in data or "build-system" in data
+
+
+def _group(groups: dict[str, Any], name: str, seen: frozenset[str] = frozenset()) -> list[str]:
+    """Requirements of a PEP 735 dependency group, `{include-group = ...}` entries expanded."""
+    found: list[str] = []
+    for item in groups.get(name, []) if name not in seen else []:
+        if isinstance(item, str):
+            found.append(item)
+        elif isinstance(item, dict) and isinstance(item.get("include-group"), str):
+            found += _group(groups, item["include-group"], seen | {name})
+    return found
+
+
+def _test_dependencies(project: Path) -> tuple[str | None, list[str]]:
+    """The extra that holds the test tools, else the requirements of such a dependency group.
+
+    Groups are PEP 735's or Poetry's; PEP 735 groups are expanded here because this venv's pip
+    predates `pip install --group`.
+    """
+    data = _pyproject(project)
+    if data is not None:
+        project_table = data.get("project")
+        extras = project_table.get("optional-dependencies", {}) if isinstance(project_table, dict) else {}
+        groups = data.get("dependency-groups", {})
+        for name in _TEST_EXTRAS:
+            if isinstance(extras, dict) and name in extras:
+                return name, []
+        for name in _TEST_EXTRAS:
+            if isinstance(groups, dict) and name in groups:
+                return None, _group(groups, name)
+        if poetry_group := poetry.requirements_for_tests(data):
+            return None, poetry_group
+    # setup.cfg [options.extras_require] or setup.py extras_require={...}: no parser, a pattern.
+    text = ""
+    for name in ("setup.cfg", "setup.py"):
+        path = project / name
+        if path.is_file():
+            text += path.read_text(errors="replace")
+    for extra in _TEST_EXTRAS:
+        if re.search(rf"^\s*['\"]?{extra}['\"]?\s*[=:]", text, re.MULTILINE):
+            return extra, []
+    return None, []
+
+
+def tox_deps(project: Path) -> list[str]:
+    """The pip arguments of tox.ini's `[testenv] deps`: what the project's CI installs for its tests.
+
+    Test tools (pytest plugins, fixtures' libraries) are often listed only there. Lines bound to
+    some environments (`cover: pytest-cov`) and lines with tox substitutions other than
+    `{toxinidir}` are left out; `-r`/`-c` files stay (paths are relative to the project root,
+    where pip runs); `-e`/`.` lines are left out, since the project is installed anyway.
+    """
+    parser = configparser.ConfigParser(interpolation=None, strict=False)
+    try:
+        parser.read_string((project / "tox.ini").read_text(errors="replace"))
+        lines = parser.get("testenv", "deps", fallback="").splitlines()
+    except (OSError, configparser.Error):
+        return []
+    found: list[str] = []
+    for raw in lines:
+        line = raw.split(" #", 1)[0].strip().replace("{toxinidir}/", "").replace("{toxinidir}", ".")
+        if not line or line.startswith(("#", "-e", ".")) or "{" in line or _TOX_FACTOR.match(line):
+            continue
+        option = re.fullmatch(r"(-[rc]|--requirement|--constraint)\s*=?\s*(\S+)", line)
+        found += [option.group(1), option.group(2)] if option else [line]
+    return found
+
+
+def has_tests(project: Path) -> bool:
+    """Tests exist when there is a tests/ or test/ directory or test_*.py / *_test.py files."""
+    if (project / "tests").is_dir() or (project / "test").is_dir():
+        return True
+    return any(project.glob("test_*.py")) or any(project.glob("*_test.py"))
+
+
+def plan(project: Path, options: BuildOptions, jdk: Jdk | None) -> Plan:
+    """Venv → pip install (deps only when they changed, in warm mode) → compileall → pytest.
+
+    With `options.as_of` (and online), every install of requirements, the project's dependencies
+    and the test tools goes to `dated_index`, a local index that lists only the files uploaded
+    before it (`--index-url`); pip hands that index on to the installs of build dependencies in
+    its build isolation (setuptools, wheel...). Those steps run without find-links and extra
+    indexes (`PIP_FIND_LINKS`, `PIP_EXTRA_INDEX_URL` emptied: pip then ignores them), whose files
+    would pass undated. The project is built and installed non-editable from that dated world,
+    then reinstalled editable without its dependencies (`--no-deps -e .`) from the usual index
+    by today's build backend: setuptools before 64 (Aug 2022) has no PEP 660 hook.
+    """
+    state = options.state_for(project)
+    as_of = options.as_of_utc()
+    venv = state / "venv"
+    python = str(venv / "bin" / "python")
+    tests = has_tests(project)
+    tox = tox_deps(project) if tests else []
+    # Files that tox's `-r`/`-c` lines name change the dependencies too.
+    named = [tox[i + 1] for i, arg in enumerate(tox[:-1]) if arg.startswith("-")]
+    extra, group = _test_dependencies(project)
+    # pytest joins the same install (free when an extra, group or tox already brings it).
+    more = [*group, *tox, *(["pytest"] if tests and "pytest" not in tox else [])]
+    # The warm-state key: the files, and what we make of them (which may change with buildfixer).
+    files = files_digest(project, [*_DEPENDENCY_FILES, *named])
+    key = [files, extra or "", *more, *([f"as-of={as_of}"] if as_of else [])]
+    digest = hashlib.sha256("\0".join(key).encode()).hexdigest()
+    stamp = state / "venv-deps.sha256"
+    reuse = options.warm and (venv / "bin" / "python").exists() and stamp_matches(stamp, digest)
+    if not reuse:
+        shutil.rmtree(venv, ignore_errors=True)
+        stamp.unlink(missing_ok=True)
+    pip = [python, "-m", "pip", "install", "--disable-pip-version-check", "--progress-bar", "off"]
+    if options.offline:
+        pip.append("--no-index")
+    package = installable(project)
+    steps: list[Step] = []
+    if not reuse:
+        steps.append(Step([sys.executable, "-m", "venv", str(venv)], label=f"python -m venv {venv.name}"))
+        # The dated index (a server) starts only when something will be installed from it.
+        dated, dated_env = _dated_index(as_of, options) if as_of and not options.offline else ([], {})
+        for req in _REQUIREMENTS:
+            if (project / req).is_file():
+                steps.append(Step([*pip, *dated, "-r", req], env=dict(dated_env)))
+        target = f".[{extra}]" if extra else "."
+        if package and dated:
+            # Dated build backends predate PEP 660 editables: build from the dated world, then
+            # swap in an editable copy built by today's backend, dependencies untouched.
+            steps.append(Step([*pip, *dated, target, *more], env=dict(dated_env)))
+            steps.append(Step([*pip, "--no-deps", "-e", "."]))
+        elif package:
+            # Editable: tracebacks then point at the project's own files, where a fix goes.
+            steps.append(Step([*pip, "-e", target, *more]))
+        elif more:
+            steps.append(Step([*pip, *dated, *more], env=dict(dated_env)))
+        steps[-1].stamps[stamp] = digest  # installation complete: a warm build may reuse it
+    steps.append(Step([python, "-m", "compileall", "-q", "-x", _COMPILE_EXCLUDE, "."]))
+    if tests:
+        steps.append(Step([python, "-m", "pytest", "-q", "-p", "no:cacheprovider"]))
+    env = {
+        "PIP_CACHE_DIR": str(options.cache_dir / "pip"),
+        "VIRTUAL_ENV": str(venv),
+        "PATH": f"{venv / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}",
+        "COLUMNS": "200",  # pytest cuts its summary lines to the terminal width
+    }
+    tools = {"python": sys.version.split()[0]}
+    notes: list[str] = []
+    if as_of and not options.offline:
+        then = ", then the project editable with today's build backend" if package else ""
+        notes.append(
+            f"dependencies as of {as_of}: pip sees only files uploaded before it, through a local "
+            f"index, without find-links{then}"
+        )
+    elif as_of:
+        notes.append(f"as_of {as_of} has no effect offline: local wheels carry no upload date")
+    return Plan("python", steps, env, tools, notes)
+
+
+def _dated_index(as_of: str, options: BuildOptions) -> tuple[list[str], dict[str, str]]:
+    """The pip arguments and step environment that install only what was uploaded before `as_of`.
+
+    Empty `PIP_FIND_LINKS` and `PIP_EXTRA_INDEX_URL` make pip ignore those variables (a wheel
+    directory or a second index would pass undated); `no_proxy` keeps pip from sending its
+    requests to the local index through an HTTP proxy. Not covered: `find-links` or
+    `extra-index-url` in a pip configuration file, and such options inside requirements files.
+    """
+    url = dated_index.index_url(as_of, options.cache_dir, options.extra_env.get("PIP_INDEX_URL"))
+    inherited = {**os.environ, **options.extra_env}
+    no_proxy = inherited.get("no_proxy") or inherited.get("NO_PROXY")
+    env = {
+        "PIP_FIND_LINKS": "",
+        "PIP_EXTRA_INDEX_URL": "",
+        "no_proxy": f"{no_proxy},127.0.0.1" if no_proxy else "127.0.0.1",
+    }
+    return ["--index-url", url], env

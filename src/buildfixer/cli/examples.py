@@ -1,0 +1,151 @@
+"""The main job on the bundled examples: build each broken example, show its failure and category."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from buildfixer.buildsys.analyzed import build_and_analyze
+from buildfixer.buildsys.options import BuildOptions
+from buildfixer.buildsys.project import stop_daemons
+from buildfixer.core.errors import BuildfixerError
+from buildfixer.examples import Example, load_examples, materialize
+
+
+def _select(only: list[str]) -> list[Example]:
+    examples = load_examples()
+    if not only:
+        return examples
+    chosen = [e for e in examples if e.name in only or e.project in only]
+    unknown = [n for n in only if not any(n in (e.name, e.project) for e in examples)]
+    if unknown:
+        raise BuildfixerError(f"unknown example(s): {', '.join(unknown)} (see `buildfixer examples --list`)")
+    return chosen
+
+
+def run_example(example: Example, root: Path) -> dict[str, Any]:
+    """Materialize one example under root, build it, and compare the category with the expected one."""
+    project = materialize(example, root / example.name.replace("/", "__"))
+    options = BuildOptions(jdk=example.jdk, timeout_s=900)
+    try:
+        result, _ = build_and_analyze(project, options)
+    finally:
+        stop_daemons(project, options)
+    root_error = result.errors[0] if result.errors else None
+    return {
+        "name": example.name,
+        "build_system": result.build_system,
+        "expected_category": example.category,
+        "status": result.status,
+        "category": result.category,
+        "matches": result.status == "failure" and result.category == example.category,
+        "root_error": root_error.to_dict() if root_error else None,
+        "duration_s": round(result.duration_s, 2),
+        "log_path": result.log_path,
+    }
+
+
+def fix_example(example: Example, root: Path, model: str) -> dict[str, Any]:
+    """Materialize one example and repair it with `buildfixer fix` (recipes, or a real model)."""
+    from buildfixer.harness.attempt import AttemptConfig
+    from buildfixer.harness.fix import fix_project
+
+    project = materialize(example, root / example.name.replace("/", "__"))
+    config = AttemptConfig(
+        model=model,
+        options=BuildOptions(jdk=example.jdk, timeout_s=900),
+        trajectory_path=root / "trajectories" / f"{example.name.replace('/', '__')}.json",
+    )
+    outcome = fix_project(project, config)
+    attempt = outcome.attempt
+    return {
+        "name": example.name,
+        "build_system": example.build_system,
+        "category": example.category,
+        "resolved": attempt.resolved,
+        "stop_reason": attempt.stop_reason,
+        "llm_calls": attempt.llm_calls,
+        "changed_files": outcome.changed_files,
+        "jdk": attempt.jdk,
+        "duration_s": round(attempt.duration_s, 1),
+        "trajectory": str(outcome.trajectory_path),
+    }
+
+
+def run_examples(
+    only: list[str], keep: Path | None, list_only: bool, as_json: bool, fix_model: str | None = None
+) -> int:
+    """Build (or repair) the selected examples one by one, printing each verdict as it comes.
+
+    Returns 0 when every example failed as expected (or, when repairing, when the run completed).
+    """
+    from rich.console import Console
+    from rich.markup import escape
+
+    out = Console(highlight=False, soft_wrap=True)
+    examples = _select(only)
+    if list_only:
+        for e in examples:
+            out.print(f"{e.name:<40} {e.build_system:<7} {e.category:<20} {escape(e.description)}")
+        return 0
+    root = keep or Path(tempfile.mkdtemp(prefix="buildfixer-examples-"))
+    rows = []
+    try:
+        for index, example in enumerate(examples, 1):
+            if not as_json:
+                verb = "repairing" if fix_model else "building"
+                out.print(f"[dim][{index}/{len(examples)}] {verb} {example.name} ...[/]")
+            row = fix_example(example, root, fix_model) if fix_model else run_example(example, root)
+            rows.append(row)
+            if not as_json:
+                _print_fix_row(out, row) if fix_model else _print_row(out, row)
+    finally:
+        if keep is None:
+            shutil.rmtree(root, ignore_errors=True)
+    if fix_model:
+        return _fix_summary(out, rows, as_json)
+    matched = sum(r["matches"] for r in rows)
+    if as_json:
+        print(json.dumps({"examples": rows, "matched": matched, "total": len(rows)}, indent=2))
+    else:
+        out.print(f"\n{matched}/{len(rows)} examples failed with their expected category")
+    return 0 if matched == len(rows) else 1
+
+
+def _print_row(out: Any, row: dict[str, Any]) -> None:
+    from rich.markup import escape
+
+    mark = "[green]ok[/]" if row["matches"] else "[red]MISMATCH[/]"
+    error = row["root_error"] or {}
+    where = ":".join(str(error[k]) for k in ("file", "line") if error.get(k) is not None)
+    message = (error.get("message") or "").strip().splitlines()[:1]
+    out.print(
+        f"  {mark} {row['status']} in {row['duration_s']}s, category [magenta]{row['category']}[/]"
+        f" (expected {row['expected_category']})"
+    )
+    if message:
+        location = escape(where + " ") if where else ""
+        out.print(f"     root error ({error.get('tool')}): {location}{escape(message[0])}")
+
+
+def _print_fix_row(out: Any, row: dict[str, Any]) -> None:
+    from rich.markup import escape
+
+    if row["resolved"]:
+        files = ", ".join(row["changed_files"]) or "no file"
+        jdk = f"; build with JDK {row['jdk']}" if row["jdk"] else ""
+        out.print(f"  [green]repaired[/] in {row['duration_s']}s: {escape(files)}{jdk}")
+    else:
+        out.print(f"  [yellow]not repaired[/]: {escape(row['stop_reason'])}")
+
+
+def _fix_summary(out: Any, rows: list[dict[str, Any]], as_json: bool) -> int:
+    repaired = sum(r["resolved"] for r in rows)
+    if as_json:
+        print(json.dumps({"examples": rows, "repaired": repaired, "total": len(rows)}, indent=2))
+    else:
+        out.print(f"\n{repaired}/{len(rows)} examples repaired; the others were left as they were")
+    return 0

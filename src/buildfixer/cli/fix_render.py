@@ -1,0 +1,83 @@
+"""Terminal output of `buildfixer fix`: live progress on stderr, then the verdict and the diff."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+from rich.syntax import Syntax
+
+from buildfixer.harness.fix import FixOutcome
+from buildfixer.llm.base import Usage
+
+
+class ProgressPrinter:
+    """Prints one line per agent event to stderr (kept off stdout so --json stays clean)."""
+
+    def __init__(self) -> None:
+        self.console = Console(stderr=True, highlight=False, soft_wrap=True)
+        self.step = 0
+
+    def __call__(self, event: str, data: dict[str, Any]) -> None:
+        """Handle one event from the attempt (build, step, tool, stop)."""
+        if event == "build":
+            label = {
+                "initial": "building the project as it is",
+                "verdict-reused": "verdict: nothing changed since the last build, its result stands",
+            }.get(data["phase"], "verdict build")
+            self.console.print(f"[dim]… {label}[/]")
+        elif event == "step":
+            self.step = data["step"]
+            usage: Usage = data["usage"]
+            tokens = f"{usage.input_tokens + usage.output_tokens:,} tokens"
+            recipe = f" recipe {data['recipe']}" if data.get("recipe") else ""
+            self.console.print(f"[bold]step {self.step}[/]{recipe} · {data['calls']} tool call(s) · {tokens}")
+        elif event == "tool":
+            mark = "[red]✗[/]" if data["error"] else "[green]✓[/]"
+            self.console.print(f"  {mark} {escape(data['name'])} [dim]{data['seconds']:.1f}s[/]")
+        elif event == "stop":
+            self.console.print(f"[dim]agent stopped: {escape(data['reason'])}[/]")
+
+
+def print_outcome(outcome: FixOutcome, dry_run: bool) -> None:
+    """Verdict, what was done to the project, the diff, the JDK to use, the trajectory path."""
+    out = Console(highlight=False, soft_wrap=True)
+    attempt = outcome.attempt
+    usage = attempt.trajectory.usage
+    cost = f"${usage.cost_usd:.4f}" + ("" if usage.cost_known else " (unknown price: lower bound)")
+    if attempt.initial.status == "success":
+        out.print("[bold green]nothing to fix[/]: the build already succeeds")
+    elif attempt.resolved:
+        out.print(
+            f"[bold green]RESOLVED[/] in {attempt.duration_s:.0f}s · {attempt.llm_calls} LLM call(s) · {cost}"
+        )
+    else:
+        out.print(f"[bold red]NOT RESOLVED[/] ({escape(attempt.stop_reason)})")
+        if attempt.verdict.errors:
+            first = attempt.verdict.errors[0]
+            out.print(f"still failing: [magenta]{first.category}[/] {escape(first.message.splitlines()[0])}")
+    if outcome.patch:
+        out.print(Syntax(outcome.patch, "diff", theme="ansi_dark", word_wrap=True))
+    if attempt.jdk is not None and attempt.jdk != attempt.initial.jdk and attempt.resolved:
+        home = attempt.verdict.environment.get("java_home", "")
+        out.print(f"[yellow]build with JDK {attempt.jdk}[/]: export JAVA_HOME={escape(home)}")
+    if outcome.refused:
+        out.print(
+            f"[yellow]left as they are[/]: {escape(', '.join(outcome.refused))} (git-ignored files of"
+            " yours, which fix never writes; the repair was judged without its edits to them)"
+        )
+    if outcome.conflict:
+        out.print(f"[bold red]not applied[/]: {escape(outcome.conflict)}")
+    if outcome.left_out:
+        shown = ", ".join(outcome.left_out[:5]) + (" ..." if len(outcome.left_out) > 5 else "")
+        out.print(f"[dim]the snapshot left out large git-ignored files: {escape(shown)}[/]")
+    if outcome.applied:
+        out.print(
+            f"applied to {len(outcome.changed_files)} file(s): {escape(', '.join(outcome.changed_files))}"
+        )
+    elif outcome.patch and attempt.resolved and dry_run:
+        out.print("[dim]dry run: the project was not changed[/]")
+    elif outcome.patch and not outcome.conflict:
+        out.print("[dim]the project was not changed (the final build failed)[/]")
+    out.print(f"[dim]trajectory: {escape(str(outcome.trajectory_path))}[/]")
