@@ -296,7 +296,7 @@ def test_interrupt_leaves_the_project_untouched_and_cleans_up(tmp_path, signum, 
     assert not workspace.exists()
     saved = json.loads(traj.read_text())  # valid JSON, up to the last finished step
     assert len(saved["steps"]) == 1 and saved["tool_counts"] == {"replace": 1}
-    assert saved["verdict"] == {"resolved": False, "stop_reason": "interrupted"}
+    assert saved["verdict"] == {"resolved": False, "stop": "infra_error", "stop_reason": "interrupted"}
     deadline = time.monotonic() + 10
     while processes_mentioning(str(workspace)) and time.monotonic() < deadline:
         time.sleep(0.2)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from buildfixer.agents.recipes.diagnose import Repair
+from buildfixer.agents.recipes.base import Repair
 from buildfixer.buildsys.options import BuildOptions
 from buildfixer.core.records import BuildError, BuildResult
 

@@ -5,12 +5,14 @@ from pathlib import Path
 
 import pytest
 
-from buildfixer.agents import baselines
+from buildfixer.agents.coding_assistant import CodingAssistantAgent
+from buildfixer.agents.env import AgentSettings, AttemptEnv
 from buildfixer.agents.trajectory import Trajectory
 from buildfixer.core.records import BuildResult
 from buildfixer.examples import get_example, materialize
 from buildfixer.harness.attempt import AttemptConfig
 from buildfixer.harness.fix import fix_project
+from buildfixer.llm import factory
 from buildfixer.llm.factory import make_model
 from buildfixer.llm.scripted import ScriptedModel
 from buildfixer.tools.context import ToolContext
@@ -34,7 +36,7 @@ def block(path: str, old: str, new: str) -> str:
 
 def use(monkeypatch, model: ScriptedModel) -> None:
     """Make the agents use this model object whatever the spec (so its requests can be inspected)."""
-    monkeypatch.setattr(baselines, "_model", lambda spec: model)
+    monkeypatch.setattr(factory, "make_model", lambda spec, **options: model)
 
 
 def config(tmp_path: Path, **kw) -> AttemptConfig:
@@ -76,7 +78,7 @@ def test_coding_assistant_one_call_two_edits_repairs_gradle_app(tmp_path, monkey
     assert '"aisle-1"' in outcome.patch and '"aisle-2"' in outcome.patch
     assert '"aisle-2");' in (project / APP).read_text()
     saved = json.loads(outcome.trajectory_path.read_text())
-    assert saved["llm_calls"] == 1 and saved["tool_counts"] == {"apply_edits": 1}
+    assert saved["llm_calls"] == 1 and saved["tool_counts"] == {"search_replace": 1}
     assert saved["verdict"]["resolved"] is True
     assert saved["steps"][0]["tool_results"][0]["error"] is False
 
@@ -95,7 +97,7 @@ def test_coding_assistant_whose_search_text_does_not_match(tmp_path, monkeypatch
     assert tree(project) == before
     saved = json.loads(outcome.trajectory_path.read_text())
     result = saved["steps"][0]["tool_results"][0]
-    assert result["name"] == "apply_edits"
+    assert result["name"] == "search_replace"
     assert result["output"].startswith(f"edit of {REPORT} failed:")
     assert result["error"] is True
     assert saved["verdict"]["resolved"] is False and saved["llm_calls"] == 1
@@ -140,13 +142,13 @@ def test_hierarchical_planner_delegates_the_edit_to_the_coding_assistant(tmp_pat
     assert all(m["content"] != model.steps[2]["content"] for m in model.requests[3][0])
     assert outcome.changed_files == [REPORT] and FIXED_CALL in (project / REPORT).read_text()
     saved = json.loads(outcome.trajectory_path.read_text())
-    assert saved["tool_counts"] == {"read_file": 1, "apply_edits": 1, "request_code_change": 1}
+    assert saved["tool_counts"] == {"read_file": 1, "search_replace": 1, "request_code_change": 1}
     # The delegated call is on record and counted (calls, tokens), before the step that made it.
     assert outcome.attempt.llm_calls == 4 == saved["llm_calls"]
     assert [s["index"] for s in saved["steps"]] == [1, 2, 3, 4]
     assert [[r["name"] for r in s["tool_results"]] for s in saved["steps"]] == [
         ["read_file"],
-        ["apply_edits"],
+        ["search_replace"],
         ["request_code_change"],
         [],
     ]
@@ -175,13 +177,13 @@ def test_cascade_resets_the_workspace_before_the_next_model(tmp_path, monkeypatc
     ]))  # fmt: skip
     made: list[ScriptedModel] = []
 
-    def recording(spec: str) -> ScriptedModel:
+    def recording(spec: str, **options) -> ScriptedModel:
         model = make_model(spec)
         assert isinstance(model, ScriptedModel)
         made.append(model)
         return model
 
-    monkeypatch.setattr(baselines, "_model", recording)
+    monkeypatch.setattr(factory, "make_model", recording)
     spec = f"scripted:{a}, scripted:{b}"
     outcome = fix_project(project, config(tmp_path, agent="cascade", model=spec))
 
@@ -255,8 +257,8 @@ def test_coding_assistant_stop_reason_follows_what_applied(tmp_path, monkeypatch
     ctx = ToolContext(root=tmp_path, build_system="maven")
     use(monkeypatch, ScriptedModel([{"content": answer}]))
     trajectory = Trajectory(None)
-    got = baselines.run_coding_assistant(
-        ctx, AttemptConfig(agent="coding-assistant"), trajectory, initial, None
-    )
-    assert got == reason
-    assert trajectory.steps[0].tool_results[0]["error"] is error and trajectory.llm_calls() == 1
+    env = AttemptEnv(ctx, AgentSettings(model="scripted:unused"), trajectory, initial, lambda: initial,
+                     factory.make_model)  # fmt: skip
+    got = CodingAssistantAgent().run(env)
+    assert got.detail == reason and got.kind == "model_finished"
+    assert trajectory.steps[0].tool_results[0].error is error and trajectory.llm_calls() == 1

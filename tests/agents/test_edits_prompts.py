@@ -6,7 +6,7 @@ import sys
 import time
 
 from buildfixer.agents.prompts import directory_tree, first_message, system_prompt
-from buildfixer.agents.search_replace import parse_edits
+from buildfixer.agents.search_replace import parse_search_replace
 from buildfixer.agents.trajectory import Step, Trajectory
 from buildfixer.llm.base import Usage
 
@@ -27,12 +27,12 @@ app.version=1.0
 """
 
 
-def test_parse_edits_reads_blocks_and_new_files():
-    edits = parse_edits(ANSWER)
+def test_parse_search_replace_reads_blocks_and_new_files():
+    edits = parse_search_replace(ANSWER)
     assert [e.path for e in edits] == ["src/App.java", "config.properties"]
     assert edits[0].old == "    inv.add(item);\n" and edits[0].new == '    inv.add(item, "shelf");\n'
     assert edits[1].old == "" and edits[1].new == "app.version=1.0\n"
-    assert parse_edits("no blocks here") == []
+    assert parse_search_replace("no blocks here") == []
 
 
 def test_first_message_has_path_tree_and_error(tmp_path):

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from buildfixer.agents import baselines
 from buildfixer.agents.loop import Budget, ToolLoop
 from buildfixer.agents.trajectory import Trajectory
 from buildfixer.examples import get_example, materialize
 from buildfixer.harness.attempt import AttemptConfig, run_attempt
+from buildfixer.llm import factory
 from buildfixer.llm.base import Message, ModelReply, ToolCall, Usage
 from buildfixer.llm.scripted import ScriptedModel
 from buildfixer.tools.base import Tool, ToolError, make_tool
@@ -82,7 +82,7 @@ def run(model: LoopModel, budget: Budget, tool_list: list[Tool] | None = None, *
 
 
 def outputs(trajectory: Trajectory) -> list[str]:
-    return [r["output"] for step in trajectory.steps for r in step.tool_results]
+    return [r.output for step in trajectory.steps for r in step.tool_results]
 
 
 # ---- budgets -------------------------------------------------------------------------------------
@@ -223,19 +223,19 @@ def test_tool_errors_become_results_and_the_loop_goes_on():
     assert result.stop_reason == "model finished" and result.final_message == "all done"
     assert len(model.requests) == 4
     results = [r for step in trajectory.steps for r in step.tool_results]
-    assert results[0]["error"] is True
-    assert results[0]["output"] == "Error: unknown tool 'nope'. Available tools: echo, fail"
-    assert results[1]["error"] is True and results[1]["output"] == "Error: cannot do that: disk full"
-    assert results[2]["error"] is False and results[2]["output"] == "echo after"
-    assert results[3]["output"].startswith("Error: parameter text must be string")
-    assert results[4]["output"].startswith("Error: unknown parameter(s) extra for echo")
-    assert results[5]["output"] == "Error: arguments must be a JSON object, got list"
-    assert all(r["error"] for r in results[3:])
+    assert results[0].error is True
+    assert results[0].output == "Error: unknown tool 'nope'. Available tools: echo, fail"
+    assert results[1].error is True and results[1].output == "Error: cannot do that: disk full"
+    assert results[2].error is False and results[2].output == "echo after"
+    assert results[3].output.startswith("Error: parameter text must be string")
+    assert results[4].output.startswith("Error: unknown parameter(s) extra for echo")
+    assert results[5].output == "Error: arguments must be a JSON object, got list"
+    assert all(r.error for r in results[3:])
     # Every call got its answer, in order, in the conversation the model saw next.
     last = model.requests[3]
     tool_msgs = [m for m in last if m["role"] == "tool"]
-    assert [m["tool_call_id"] for m in tool_msgs] == [r["id"] for r in results]
-    assert [m["content"] for m in tool_msgs] == [r["output"] for r in results]
+    assert [m["tool_call_id"] for m in tool_msgs] == [r.id for r in results]
+    assert [m["content"] for m in tool_msgs] == [r.output for r in results]
     assert trajectory.tool_counts() == {"nope": 1, "fail": 1, "echo": 4}
 
 
@@ -251,7 +251,8 @@ def test_progress_events():
     model = LoopModel(lambda n: calls(("echo", '{"text": "x"}')) if n == 0 else ModelReply("ok"))
     run(model, Budget(max_calls=5), progress=lambda e, d: events.append((e, d)))
     assert [e for e, _ in events] == ["step", "tool", "step", "stop"]
-    assert events[1][1]["name"] == "echo" and events[-1][1] == {"reason": "model finished"}
+    assert events[1][1]["name"] == "echo"
+    assert events[-1][1] == {"reason": "model finished", "kind": "model_finished"}
 
 
 # ---- the trajectory on disk ---------------------------------------------------------------------
@@ -311,7 +312,7 @@ def test_model_error_mid_attempt_still_gets_a_verdict_build(tmp_path, monkeypatc
             {"error": 401, "message": "invalid api key"},
         ]
     )  # fmt: skip
-    monkeypatch.setattr(baselines, "_model", lambda spec: model)
+    monkeypatch.setattr(factory, "make_model", lambda spec, **options: model)
     events: list[tuple[str, dict]] = []
     path = tmp_path / "traj.json"
     config = AttemptConfig(agent="tool", model="scripted:unused", trajectory_path=path)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -9,11 +11,15 @@ import pytest
 from recipe_support import apply_repair, failed, offline, write
 
 from buildfixer.agents.recipes import diagnose as recipes
-from buildfixer.agents.recipes.diagnose import PlannedCall, Repair, diagnose
+from buildfixer.agents.recipes import files as recipes_files
+from buildfixer.agents.recipes import jdk as recipes_jdk
+from buildfixer.agents.recipes.base import PlannedCall, Repair
+from buildfixer.agents.recipes.diagnose import diagnose
 from buildfixer.agents.recipes.properties import placeholder
 from buildfixer.buildsys.jdk import Jdk
 from buildfixer.buildsys.options import BuildOptions
 from buildfixer.core.records import BuildError, BuildResult
+from buildfixer.workspace.git import git
 
 # --- unit tests on synthetic failures --------------------------------------------------------
 
@@ -21,7 +27,7 @@ from buildfixer.core.records import BuildError, BuildResult
 @pytest.fixture
 def jdks(monkeypatch: pytest.MonkeyPatch) -> list[Jdk]:
     installed = [Jdk(8, "/jdks/8"), Jdk(11, "/jdks/11"), Jdk(17, "/jdks/17"), Jdk(21, "/jdks/21")]
-    monkeypatch.setattr(recipes, "discover_jdks", lambda: installed)
+    monkeypatch.setattr(recipes_jdk, "discover_jdks", lambda: installed)
     return installed
 
 
@@ -77,8 +83,6 @@ def test_jdk_recipe_declines_without_a_fitting_jdk(tmp_path: Path, jdks: list[Jd
 def test_hardcoded_jdk_home_in_gradle_properties(
     tmp_path: Path, jdks: list[Jdk], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from buildfixer.agents.recipes import files as recipes_files
-
     home = tmp_path / "jdk11"
     (home / "bin").mkdir(parents=True)
     monkeypatch.setattr(recipes_files, "discover_jdks", lambda: [Jdk(11, str(home)), Jdk(17, "/nowhere")])
@@ -103,8 +107,6 @@ def test_hardcoded_jdk_home_in_gradle_properties(
 def test_hardcoded_windows_jdk_in_gradle_properties(
     tmp_path: Path, jdks: list[Jdk], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from buildfixer.agents.recipes import files as recipes_files
-
     home = tmp_path / "jdk17"
     home.mkdir()
     monkeypatch.setattr(recipes_files, "discover_jdks", lambda: [Jdk(17, str(home))])
@@ -159,9 +161,7 @@ def test_missing_properties_copied_from_template(tmp_path: Path) -> None:
 
 
 def test_missing_properties_restored_from_git_history(tmp_path: Path) -> None:
-    import subprocess
-
-    def git(*args: str) -> None:
+    def cli_git(*args: str) -> None:
         subprocess.run(
             ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
             cwd=tmp_path,
@@ -173,11 +173,11 @@ def test_missing_properties_restored_from_git_history(tmp_path: Path) -> None:
         "def p = new Properties()\nfile('app.properties').withInputStream { p.load(it) }\n"
     )
     (tmp_path / "app.properties").write_text("name=real value\n")
-    git("init", "-q")
-    git("add", ".")
-    git("commit", "-qm", "one")
-    git("rm", "-q", "app.properties")
-    git("commit", "-qm", "two")
+    cli_git("init", "-q")
+    cli_git("add", ".")
+    cli_git("commit", "-qm", "one")
+    cli_git("rm", "-q", "app.properties")
+    cli_git("commit", "-qm", "two")
     log = f"> {tmp_path}/app.properties (No such file or directory)"
     repair = diagnose(tmp_path, failed(tmp_path, "gradle", log), offline(tmp_path))
     assert repair is not None and "git history" in repair.summary
@@ -265,7 +265,7 @@ def test_a_recipe_bug_declines_instead_of_raising(tmp_path: Path, monkeypatch: p
     def broken(_ev: Any) -> Repair:
         raise RuntimeError("bug")
 
-    monkeypatch.setattr(recipes, "_recipes", lambda: [broken])
+    monkeypatch.setattr(recipes, "RECIPES", (broken,))
     assert diagnose(tmp_path, failed(tmp_path, "maven", "x"), offline(tmp_path)) is None
 
 
@@ -281,8 +281,6 @@ def private_caches(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> BuildOpti
 
 
 def cached_jar(options: BuildOptions, coordinate: str, classes: list[str]) -> None:
-    import zipfile
-
     group, artifact, version = coordinate.split(":")
     base = options.cache_dir / "m2" / "repository" / Path(*group.split(".")) / artifact / version
     base.mkdir(parents=True, exist_ok=True)
@@ -290,8 +288,6 @@ def cached_jar(options: BuildOptions, coordinate: str, classes: list[str]) -> No
     with zipfile.ZipFile(base / f"{artifact}-{version}.jar", "w") as jar:
         for name in classes:
             jar.writestr(name, b"\xca\xfe\xba\xbe")
-
-
 
 
 def javac_error(file: str, line: int, message: str) -> BuildError:
@@ -647,8 +643,6 @@ def test_npm_esm_import_of_an_undeclared_package(tmp_path: Path, private_caches:
 
 
 def test_missing_properties_restored_from_the_origins_history(tmp_path: Path) -> None:
-    from buildfixer.workspace.git import git
-
     origin = tmp_path / "origin"
     gradle = "def props = new Properties()\nprops.load(new FileInputStream(file('version.properties')))\n"
     write(origin, {"build.gradle": gradle, "version.properties": "versionMajor=3\n"})
@@ -702,8 +696,6 @@ def test_maven_lists_every_unresolved_artifact(tmp_path: Path, private_caches: B
 def test_hardcoded_jdk_home_of_gradle_within_what_gradle_runs_on(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from buildfixer.agents.recipes import files as recipes_files
-
     homes = {v: tmp_path / "jvm" / f"java-{v}" for v in (17, 25)}
     for home in homes.values():
         home.mkdir(parents=True)

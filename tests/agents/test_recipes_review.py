@@ -16,11 +16,14 @@ from pathlib import Path
 import pytest
 from recipe_support import apply_repair, failed, offline, write
 
-from buildfixer.agents.recipes.diagnose import Repair, diagnose
+from buildfixer.agents.recipes.base import Repair
+from buildfixer.agents.recipes.diagnose import diagnose
 from buildfixer.buildsys.analyzed import build_and_analyze
 from buildfixer.buildsys.options import BuildOptions
 from buildfixer.buildsys.project import stop_daemons
 from buildfixer.core.records import BuildError
+from buildfixer.deps.jars import automatic_name, module_name
+from buildfixer.workspace.git import git
 
 
 def _build_ok(root: Path, options: BuildOptions) -> None:
@@ -42,8 +45,6 @@ def _repair_for_real(root: Path, options: BuildOptions, recipe: str, origin: Pat
 
 
 def _git(root: Path, *args: str) -> None:
-    from buildfixer.workspace.git import git
-
     git(*args, cwd=root, env={"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
                               "GIT_COMMITTER_EMAIL": "t@t"})  # fmt: skip
 
@@ -222,8 +223,6 @@ def test_real_maven_module_not_found_declares_the_module(tmp_path: Path, shared:
 
 
 def test_module_names_of_jars(tmp_path: Path) -> None:
-    from buildfixer.deps.jars import automatic_name, module_name
-
     assert automatic_name("commons-lang3-3.12.0.jar") == "commons.lang3"
     assert automatic_name("foo-bar_baz-1.0-SNAPSHOT.jar") == "foo.bar.baz"
     jar_path = tmp_path / "x-1.0.jar"

@@ -9,15 +9,16 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from buildfixer.agents.calls import execute_call
 from buildfixer.agents.trajectory import Step, Trajectory
-from buildfixer.llm.base import Message, Model, ToolCall
-from buildfixer.tools.base import Tool, ToolError
-
-Progress = Callable[[str, dict[str, Any]], None]
+from buildfixer.core.progress import Progress
+from buildfixer.core.protocols import Model
+from buildfixer.core.stops import Stop, StopKind
+from buildfixer.llm.base import Message
+from buildfixer.tools.base import Tool
 
 
 @dataclass
@@ -36,17 +37,17 @@ class Budget:
     max_cost_usd: float | None = None
     max_wall_s: float | None = None
 
-    def exceeded(self, trajectory: Trajectory, started: float) -> str | None:
+    def exceeded(self, trajectory: Trajectory, started: float) -> Stop | None:
         """Why the attempt must stop now, or None."""
         usage = trajectory.usage
         if trajectory.llm_calls() >= self.max_calls:
-            return f"LLM call budget reached ({self.max_calls})"
+            return Stop(StopKind.BUDGET_CALLS, f"LLM call budget reached ({self.max_calls})")
         if self.max_tokens is not None and usage.input_tokens + usage.output_tokens >= self.max_tokens:
-            return f"token budget reached ({self.max_tokens})"
+            return Stop(StopKind.BUDGET_TOKENS, f"token budget reached ({self.max_tokens})")
         if self.max_cost_usd is not None and usage.cost_usd >= self.max_cost_usd:
-            return f"cost budget reached (${self.max_cost_usd})"
+            return Stop(StopKind.BUDGET_COST, f"cost budget reached (${self.max_cost_usd})")
         if self.max_wall_s is not None and time.monotonic() - started >= self.max_wall_s:
-            return f"time budget reached ({self.max_wall_s:g}s)"
+            return Stop(StopKind.BUDGET_TIME, f"time budget reached ({self.max_wall_s:g}s)")
         return None
 
 
@@ -54,8 +55,13 @@ class Budget:
 class LoopResult:
     """How the loop ended (the verdict comes later, from the harness's own build)."""
 
-    stop_reason: str
+    stop: Stop
     final_message: str = ""
+
+    @property
+    def stop_reason(self) -> str:
+        """The stop in words."""
+        return self.stop.detail
 
 
 @dataclass
@@ -87,8 +93,8 @@ class ToolLoop:
         started = time.monotonic()
         recent: list[str] = []
         while True:
-            if reason := self.budget.exceeded(trajectory, started):
-                return self._stop(reason)
+            if stop := self.budget.exceeded(trajectory, started):
+                return self._stop(stop)
             reply = self.model.complete(trajectory.messages, schemas)
             step = Step(
                 len(trajectory.steps) + 1, reply.message(), usage=reply.usage, model_s=reply.duration_s
@@ -99,7 +105,7 @@ class ToolLoop:
             )
             if not reply.tool_calls:
                 trajectory.add_step(step)
-                return self._stop("model finished", reply.content)
+                return self._stop(Stop(StopKind.MODEL_FINISHED, "model finished"), reply.content)
             looping = False
             for call in reply.tool_calls:
                 signature = f"{call.name}\0{_normalized(call.arguments)}"
@@ -107,39 +113,22 @@ class ToolLoop:
                 repeats = len(recent) - next(
                     (i + 1 for i in range(len(recent) - 1, -1, -1) if recent[i] != signature), 0
                 )
-                output, failed, seconds = self._execute(by_name, call)
+                result = execute_call(by_name, call.id, call.name, call.arguments)
                 if 1 < repeats == self.repeat_limit - 1:  # a first call is no repetition to warn of
-                    output += (
+                    result.output += (
                         "\n\nNote: you have made this exact call several times in a row; try something else."
                     )
                 looping = looping or repeats >= self.repeat_limit
-                step.tool_results.append(
-                    {"id": call.id, "name": call.name, "arguments": call.arguments, "output": output,
-                     "error": failed, "seconds": round(seconds, 3)}
-                )  # fmt: skip
-                trajectory.add_message({"role": "tool", "tool_call_id": call.id, "content": output})
-                self._emit("tool", {"name": call.name, "error": failed, "seconds": seconds})
+                step.tool_results.append(result)
+                trajectory.add_message({"role": "tool", "tool_call_id": call.id, "content": result.output})
+                self._emit("tool", {"name": call.name, "error": result.error, "seconds": result.seconds})
             trajectory.add_step(step)
             if looping:
-                return self._stop("loop detected (the same call repeated)")
+                return self._stop(Stop(StopKind.LOOP_DETECTED, "loop detected (the same call repeated)"))
 
-    def _execute(self, by_name: dict[str, Tool], call: ToolCall) -> tuple[str, bool, float]:
-        """Run one call; anything the model got wrong comes back as an error text."""
-        began = time.monotonic()
-        tool = by_name.get(call.name)
-        if tool is None:
-            known = ", ".join(by_name) or "none"
-            return f"Error: unknown tool {call.name!r}. Available tools: {known}", True, 0.0
-        try:
-            output = tool.call(call.arguments)
-            failed = False
-        except ToolError as exc:
-            output, failed = f"Error: {exc}", True
-        return output, failed, time.monotonic() - began
-
-    def _stop(self, reason: str, message: str = "") -> LoopResult:
-        self._emit("stop", {"reason": reason})
-        return LoopResult(reason, message)
+    def _stop(self, stop: Stop, message: str = "") -> LoopResult:
+        self._emit("stop", {"reason": stop.detail, "kind": stop.kind.value})
+        return LoopResult(stop, message)
 
     def _emit(self, event: str, data: dict[str, Any]) -> None:
         if self.progress is not None:

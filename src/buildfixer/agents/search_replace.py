@@ -27,7 +27,7 @@ _BLOCK = re.compile(
     re.MULTILINE | re.DOTALL,
 )
 
-EDIT_FORMAT = """\
+SEARCH_REPLACE_FORMAT = """\
 Answer with edits in this exact format, one block per change (the path relative to the project root \
 on the line before each block):
 
@@ -42,23 +42,23 @@ To create a file, leave the SEARCH part empty. Change only what the fix needs.""
 
 
 @dataclass
-class Edit:
-    """One proposed change of a file."""
+class SearchReplace:
+    """One proposed change of a file: exact old text, new text."""
 
     path: str
     old: str
     new: str
 
 
-def parse_edits(text: str) -> list[Edit]:
+def parse_search_replace(text: str) -> list[SearchReplace]:
     """Every SEARCH/REPLACE block in a model's answer, in order."""
     return [
-        Edit(match.group("path").strip().strip("`*: "), match.group("old"), match.group("new"))
+        SearchReplace(match.group("path").strip().strip("`*: "), match.group("old"), match.group("new"))
         for match in _BLOCK.finditer(text or "")
     ]
 
 
-def apply_edits(edits: list[Edit], replace: Tool) -> list[str]:
+def apply_search_replace(edits: list[SearchReplace], replace: Tool) -> list[str]:
     """Apply edits with the replace tool; one line per edit saying what happened."""
     report = []
     for edit in edits:

@@ -21,13 +21,34 @@ FORMAT_VERSION = 1
 
 
 @dataclass
+class ToolResult:
+    """One tool call as it ran: what was asked, what came back, whether it failed, how long it took.
+
+    Every agent records its calls this way (the tool loop, the coding assistant's edit round,
+    the recipes policy), so reports and the training export read one shape.
+    """
+
+    id: str
+    name: str
+    arguments: str
+    output: str
+    error: bool
+    seconds: float
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form kept in trajectories."""
+        return {"id": self.id, "name": self.name, "arguments": self.arguments, "output": self.output,
+                "error": self.error, "seconds": round(self.seconds, 3)}  # fmt: skip
+
+
+@dataclass
 class Step:
     """One model call and the tool calls it asked for.
 
     Attributes:
         index: 1-based step number (one LLM call per step).
         reply: The assistant message.
-        tool_results: One entry per tool call: name, arguments, output, error flag, seconds.
+        tool_results: One entry per tool call.
         usage: Tokens and cost of the model call.
         model_s: Seconds spent in the model call.
         llm: False for steps of a policy that calls no model (recipes): they are not LLM calls.
@@ -35,7 +56,7 @@ class Step:
 
     index: int
     reply: Message
-    tool_results: list[dict[str, Any]] = field(default_factory=list)
+    tool_results: list[ToolResult] = field(default_factory=list)
     usage: Usage = field(default_factory=Usage)
     model_s: float = 0.0
     llm: bool = True
@@ -82,7 +103,7 @@ class Trajectory:
         counts: dict[str, int] = {}
         for step in self.steps:
             for result in step.tool_results:
-                counts[result["name"]] = counts.get(result["name"], 0) + 1
+                counts[result.name] = counts.get(result.name, 0) + 1
         return counts
 
     def to_dict(self) -> dict[str, Any]:
@@ -95,7 +116,7 @@ class Trajectory:
                 {
                     "index": s.index,
                     "reply": s.reply,
-                    "tool_results": s.tool_results,
+                    "tool_results": [r.to_dict() for r in s.tool_results],
                     "usage": s.usage.to_dict(),
                     "model_s": round(s.model_s, 3),
                     "llm": s.llm,

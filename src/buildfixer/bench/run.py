@@ -27,9 +27,9 @@ from buildfixer.bench.executor import BACKENDS, execute
 from buildfixer.bench.rundir import write_atomic
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.core.paths import cache_root
+from buildfixer.core.stops import INFRASTRUCTURE, Stop, StopKind
 
 RESULTS = "results.jsonl"
-SELF_CHECK_AGENTS = ("oracle", "none")
 
 
 @dataclass
@@ -65,16 +65,26 @@ class RunConfig:
 
 
 def read_results(path: Path) -> list[dict[str, Any]]:
-    """Complete lines of a results file (a torn last line, from a kill, is skipped)."""
+    """Complete lines of a results file, the last one per attempt (a rerun retries infrastructure failures).
+
+    A torn last line, from a kill, is skipped.
+    """
     if not path.exists():
         return []
-    rows = []
+    rows: dict[tuple[Any, Any], dict[str, Any]] = {}
     for line in path.read_text(encoding="utf-8").splitlines():
         try:
-            rows.append(json.loads(line))
+            row = json.loads(line)
         except json.JSONDecodeError:
             continue
-    return rows
+        rows.pop((row.get("instance_id"), row.get("sample")), None)  # keep file order of the survivors
+        rows[(row.get("instance_id"), row.get("sample"))] = row
+    return list(rows.values())
+
+
+def is_settled(row: dict[str, Any]) -> bool:
+    """True when an attempt's line stands; False for an infrastructure failure a rerun retries."""
+    return row.get("stop") not in {kind.value for kind in INFRASTRUCTURE}
 
 
 class ResultWriter:
@@ -143,7 +153,7 @@ def run_benchmark(
     prepare_out(out, config, instances)
     results_path = out / RESULTS
     writer = ResultWriter(results_path)
-    done = {(r["instance_id"], r["sample"]) for r in read_results(results_path)}
+    done = {(r["instance_id"], r["sample"]) for r in read_results(results_path) if is_settled(r)}
     todo = [
         (instance, sample)
         for instance in instances
@@ -223,8 +233,8 @@ def run_one(
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
-            outcome = {"status": "timeout", "resolved": False,
-                       "stop_reason": f"attempt timed out after {config.attempt_timeout_s:g}s"}  # fmt: skip
+            stop = Stop(StopKind.TIMEOUT, f"attempt timed out after {config.attempt_timeout_s:g}s")
+            outcome = {"status": "timeout", "resolved": False, **stop.to_dict()}
         finally:
             if active is not None:
                 active.discard(proc)
@@ -246,6 +256,7 @@ def run_one(
         "trajectory": str(trajectory.relative_to(out)),
         "origin": instance.get("origin"),
         "category": instance.get("category"),
+        "stop": outcome.get("stop", StopKind.CRASHED.value),
         "stop_reason": outcome.get("stop_reason", ""),
         **({"error": outcome["error"]} if outcome.get("error") else {}),
     }
@@ -257,4 +268,5 @@ def _read_result(path: Path, code: int | None, stderr: bytes) -> dict[str, Any]:
         result: dict[str, Any] = json.loads(path.read_text())
         return result
     tail = stderr.decode(errors="replace")[-2000:]
-    return {"status": "error", "resolved": False, "stop_reason": f"worker died (exit {code})", "error": tail}
+    stop = Stop(StopKind.CRASHED, f"worker died (exit {code})")
+    return {"status": "error", "resolved": False, **stop.to_dict(), "error": tail}

@@ -17,7 +17,14 @@ import traceback
 from pathlib import Path
 from typing import Any
 
-from buildfixer.agents.trajectory import Trajectory
+from buildfixer.agents.loop import Budget
+from buildfixer.buildsys.options import BuildOptions
+from buildfixer.buildsys.project import stop_daemons
+from buildfixer.buildsys.runner import kill_owned
+from buildfixer.core.stops import Stop, StopKind
+from buildfixer.harness.attempt import AttemptConfig, run_attempt
+from buildfixer.llm.factory import model_for_instance
+from buildfixer.workspace.workspace import Workspace
 
 # The owner token of the builds this attempt runs (see build.runner.kill_owned), once known.
 _OWNER: list[str] = []
@@ -25,8 +32,6 @@ _OWNER: list[str] = []
 
 def _die(code: int) -> None:
     """Kill this attempt's builds (Gradle daemons included), then exit at once."""
-    from buildfixer.buildsys.runner import kill_owned
-
     for owner in _OWNER:
         kill_owned(owner, grace_s=0.5)
     os._exit(code)
@@ -39,9 +44,8 @@ def _watch_parent(parent: int) -> None:
     _die(1)
 
 
-def _workspace(task: dict[str, Any]) -> Any:
-    from buildfixer.workspace.workspace import Workspace
-
+def _workspace(task: dict[str, Any]) -> Workspace:
+    """The instance's failing commit, checked out from the shared mirror."""
     instance = task["instance"]
     repo = instance["repo"]
     if "://" not in repo and not Path(repo).is_absolute():
@@ -50,16 +54,9 @@ def _workspace(task: dict[str, Any]) -> Any:
 
 
 def run_task(task: dict[str, Any]) -> dict[str, Any]:
-    """Check out the instance, run the agent (or oracle/none), build for the verdict; the result line."""
-    from buildfixer.agents.loop import Budget
-    from buildfixer.buildsys.options import BuildOptions
-    from buildfixer.buildsys.project import stop_daemons
-    from buildfixer.harness.attempt import AttemptConfig, current_build, make_context, run_attempt
-    from buildfixer.llm.factory import model_for_instance
-
+    """Check out the instance, run the agent, build for the verdict; the result line."""
     instance = task["instance"]
     began = time.monotonic()
-    trajectory_path = Path(task["trajectory"])
     options = BuildOptions(
         jdk=instance.get("jdk"),
         timeout_s=task["build_timeout_s"],
@@ -67,53 +64,38 @@ def run_task(task: dict[str, Any]) -> dict[str, Any]:
         cache_dir=Path(task["cache_dir"]),
         as_of=instance.get("as_of"),  # the world the instance was curated in
     )
+    config = AttemptConfig(
+        agent=task["agent"],
+        model=model_for_instance(task["model"], instance["instance_id"]),
+        toolset=task["toolset"],
+        mask=task.get("mask", "none"),
+        budget=Budget(max_calls=task["max_calls"], max_wall_s=task.get("max_wall_s")),
+        options=options,
+        trajectory_path=Path(task["trajectory"]),
+    )
     workspace = _workspace(task)
     _OWNER.append(options.owner_token(workspace.root))
     try:
-        agent = task["agent"]
-        if agent in ("oracle", "none"):
-            config = AttemptConfig(agent="tool", model="none", options=options)
-            ctx = make_context(workspace.root, config, instance.get("build_system"))
-            trajectory = Trajectory(
-                trajectory_path, meta={"agent": agent, "instance_id": instance["instance_id"]}
-            )
-            if agent == "oracle":
-                workspace.apply_patch(instance["gold_patch"])
-            verdict = current_build(ctx)
-            resolved, stop, jdk = verdict.status == "success", f"{agent} agent", options.jdk
-            trajectory.finish({"resolved": resolved, "stop_reason": stop, "status": verdict.status})
-        else:
-            config = AttemptConfig(
-                agent=agent,
-                model=model_for_instance(task["model"], instance["instance_id"]),
-                toolset=task["toolset"],
-                mask=task.get("mask", "none"),
-                budget=Budget(max_calls=task["max_calls"], max_wall_s=task.get("max_wall_s")),
-                options=options,
-                trajectory_path=trajectory_path,
-            )
-            meta = {"instance_id": instance["instance_id"], "sample": task["sample"]}
-            attempt = run_attempt(workspace.root, config, meta=meta)
-            trajectory, verdict = attempt.trajectory, attempt.verdict
-            resolved, stop, jdk = attempt.resolved, attempt.stop_reason, attempt.jdk
-        # The repair alone (what the verdict judged), not what its builds wrote.
-        edited = None if agent in ("oracle", "none") else attempt.edited
-        patch = workspace.diff(edited)
+        meta = {"instance_id": instance["instance_id"], "sample": task["sample"]}
+        attempt = run_attempt(
+            workspace.root, config, meta=meta, instance=instance, system=instance.get("build_system")
+        )
+        patch = workspace.diff(attempt.edited)  # the repair alone (what the verdict judged)
     finally:
         stop_daemons(workspace.root, options)
         workspace.release()
-    usage = trajectory.usage
+    trajectory, usage = attempt.trajectory, attempt.trajectory.usage
     return {
-        "status": verdict.status,
-        "resolved": resolved,
-        "stop_reason": stop,
+        "status": attempt.verdict.status,
+        "resolved": attempt.resolved,
+        **attempt.stop.to_dict(),
         "llm_calls": trajectory.llm_calls(),
         "input_tokens": usage.input_tokens,
         "output_tokens": usage.output_tokens,
         "cost_usd": round(usage.cost_usd, 6),
         "cost_known": usage.cost_known,
         "tool_counts": trajectory.tool_counts(),
-        "jdk": jdk,
+        "jdk": attempt.jdk,
         "patch": patch,
         "duration_s": round(time.monotonic() - began, 3),
     }
@@ -137,7 +119,8 @@ def main(argv: list[str]) -> int:
     try:
         result = run_task(task)
     except Exception as exc:  # noqa: BLE001 - any failure of the attempt is recorded, never lost
-        result = {"status": "error", "resolved": False, "stop_reason": f"attempt crashed: {exc!r}",
+        stop = Stop(StopKind.CRASHED, f"attempt crashed: {exc!r}")
+        result = {"status": "error", "resolved": False, **stop.to_dict(),
                   "error": traceback.format_exc()[-4000:]}  # fmt: skip
     tmp = result_path.with_suffix(".tmp")
     tmp.write_text(json.dumps(result))

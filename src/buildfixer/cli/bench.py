@@ -121,19 +121,18 @@ def run(
     as_json: JsonFlag = False,
 ) -> None:
     """Run an agent on every instance (`samples` times), each attempt in a fresh workspace; resumable."""
+    from buildfixer.agents.registry import get_agent
     from buildfixer.bench.dataset import dataset_dir, load_dataset, select_instances
-    from buildfixer.bench.run import SELF_CHECK_AGENTS, RunConfig
+    from buildfixer.bench.run import RunConfig
     from buildfixer.bench.run_view import run_with_progress
     from buildfixer.core.errors import BuildfixerError
-    from buildfixer.harness.attempt import AGENTS
     from buildfixer.llm.factory import check_instance_models
 
-    if agent not in (*AGENTS, *SELF_CHECK_AGENTS):
-        raise BuildfixerError(f"unknown agent {agent!r} (known: {', '.join((*AGENTS, *SELF_CHECK_AGENTS))})")
+    uses_model = get_agent(agent).uses_model
     if samples < 1 or (workers is not None and workers < 1):
         raise BuildfixerError("--samples and --workers must be at least 1")
     instances = select_instances([instance.to_dict() for instance in load_dataset(dataset)], only)
-    if agent not in ("recipes", *SELF_CHECK_AGENTS):
+    if uses_model:
         check_instance_models(model, [i["instance_id"] for i in instances])
     config = RunConfig(
         agent=agent, model="recipes" if agent == "recipes" else model, toolset=toolset, samples=samples,

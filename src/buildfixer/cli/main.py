@@ -179,14 +179,14 @@ def fix(
 ) -> None:
     """Repair a failing build; the project changes only when the final build succeeds."""
     from buildfixer.agents.loop import Budget
+    from buildfixer.agents.registry import get_agent
     from buildfixer.buildsys.options import BuildOptions
     from buildfixer.cli.fix_render import ProgressPrinter, print_outcome
-    from buildfixer.harness.attempt import AGENTS, AttemptConfig
+    from buildfixer.harness.attempt import AttemptConfig
     from buildfixer.harness.fix import fix_project
     from buildfixer.tools.presets import MASK_MODES, PRESETS
 
-    if agent not in AGENTS:
-        raise BuildfixerError(f"unknown agent {agent!r} (known: {', '.join(AGENTS)})")
+    get_agent(agent)
     if toolset not in PRESETS:
         raise BuildfixerError(f"unknown toolset {toolset!r} (known: {', '.join(PRESETS)})")
     if mask not in MASK_MODES:

@@ -7,23 +7,26 @@ a failing commit). The agent's word never counts: only the final build the harne
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from buildfixer.agents.loop import Budget, Progress
+from buildfixer.agents.env import AgentSettings, AttemptEnv
+from buildfixer.agents.loop import Budget
+from buildfixer.agents.registry import get_agent
 from buildfixer.agents.trajectory import Trajectory
+from buildfixer.buildsys.analyzed import attach_analysis, build_and_analyze
 from buildfixer.buildsys.jdk import discover_jdks
 from buildfixer.buildsys.options import BuildOptions
 from buildfixer.buildsys.project import detect_build_system
-from buildfixer.core.errors import BuildfixerError
+from buildfixer.core.progress import Progress, emit
 from buildfixer.core.records import BuildResult
+from buildfixer.core.stops import Stop, StopKind
+from buildfixer.llm import factory
 from buildfixer.llm.base import ModelError
 from buildfixer.tools.context import ToolContext
+from buildfixer.tools.web import knowledge_from_env, search_from_env
 from buildfixer.workspace.ledger import EditLedger
-
-AGENTS = ("tool", "recipes", "coding-assistant", "hierarchical", "cascade")
 
 
 @dataclass
@@ -31,7 +34,8 @@ class AttemptConfig:
     """Everything that defines an attempt.
 
     Attributes:
-        agent: tool (the Gemini-CLI-like loop), recipes, coding-assistant, hierarchical or cascade.
+        agent: A registered agent (agents.registry): tool, recipes, coding-assistant, hierarchical,
+            cascade, oracle, none.
         model: A litellm model string, "scripted:FILE", or "recipes" (which selects the recipes
             agent). For cascade: models separated by commas, cheapest first.
         toolset: Preset name (see tools.presets.PRESETS).
@@ -44,6 +48,7 @@ class AttemptConfig:
         trajectory_path: Where the trajectory is saved after every step (None: not saved).
         frozen: Paths a repair may not change (a user's git-ignored files): their edits are
             undone before the verdict build.
+        model_options: Model settings passed to the provider (temperature, max_output_tokens, seed).
     """
 
     agent: str = "tool"
@@ -57,10 +62,27 @@ class AttemptConfig:
     options: BuildOptions = field(default_factory=BuildOptions)
     trajectory_path: Path | None = None
     frozen: set[str] = field(default_factory=set)
+    model_options: dict[str, Any] = field(default_factory=dict)
 
     def agent_name(self) -> str:
         """The agent actually run: the model "recipes" means the recipes policy."""
         return "recipes" if self.model == "recipes" else self.agent
+
+    def settings(self) -> AgentSettings:
+        """The part an agent reads."""
+        return AgentSettings(
+            model=self.model, toolset=self.toolset, mask=self.mask, guidance=self.guidance,
+            budget=self.budget, first_error=self.first_error, model_options=dict(self.model_options),
+        )  # fmt: skip
+
+    def describe(self) -> dict[str, Any]:
+        """The effective configuration as recorded next to results and in trajectories."""
+        return {
+            "agent": self.agent_name(), "model": self.model, "toolset": self.toolset, "mask": self.mask,
+            "guidance": self.guidance, "build_output": self.build_output, "first_error": self.first_error,
+            "budget": dict(self.budget.__dict__), "model_options": dict(self.model_options),
+            "build": describe_options(self.options),
+        }  # fmt: skip
 
 
 @dataclass
@@ -71,11 +93,16 @@ class AttemptResult:
     verdict: BuildResult
     initial: BuildResult
     trajectory: Trajectory
-    stop_reason: str
+    stop: Stop
     jdk: int | None
     duration_s: float
     edited: list[str] | None = None
     refused: list[str] = field(default_factory=list)
+
+    @property
+    def stop_reason(self) -> str:
+        """How the attempt ended, in words."""
+        return self.stop.detail
 
     @property
     def llm_calls(self) -> int:
@@ -85,8 +112,6 @@ class AttemptResult:
 
 def make_context(root: Path, config: AttemptConfig, system: str | None = None) -> ToolContext:
     """The tools' shared state for a workspace, with backends taken from the environment."""
-    from buildfixer.tools.web import knowledge_from_env, search_from_env
-
     return ToolContext(
         root=root,
         build_system=system or detect_build_system(root),
@@ -100,8 +125,6 @@ def make_context(root: Path, config: AttemptConfig, system: str | None = None) -
 
 def current_build(ctx: ToolContext) -> BuildResult:
     """Build the workspace as it is now, with the failure read into errors."""
-    from buildfixer.buildsys.analyzed import build_and_analyze
-
     return ctx.tracked(lambda: build_and_analyze(ctx.root, ctx.options, ctx.build_system)[0])
 
 
@@ -114,14 +137,12 @@ def verdict_build(
     verdict judges exactly the patch that will be reported and applied. When the last build ran on
     that same tree with the same options, its result stands and nothing is built again.
     """
-    from buildfixer.buildsys.analyzed import attach_analysis
-
     if ctx.ledger is None:
-        _emit(progress, "build", {"phase": "verdict"})
+        emit(progress, "build", {"phase": "verdict"})
         return current_build(ctx), None, []
     edited, refused = ctx.ledger.settle(frozen)
     reused = ctx.ledger.reusable_result(repr(ctx.options))
-    _emit(progress, "build", {"phase": "verdict" if reused is None else "verdict-reused"})
+    emit(progress, "build", {"phase": "verdict" if reused is None else "verdict-reused"})
     if reused is None:
         return current_build(ctx), edited, refused
     if reused.status != "success" and not reused.errors:
@@ -135,69 +156,68 @@ def run_attempt(
     progress: Progress | None = None,
     initial: BuildResult | None = None,
     meta: dict[str, Any] | None = None,
+    instance: dict[str, Any] | None = None,
+    system: str | None = None,
 ) -> AttemptResult:
     """Build, let the agent work (unless the build already succeeds), then build again for the verdict."""
     began = time.monotonic()
-    agent = config.agent_name()
-    if agent not in AGENTS:
-        raise BuildfixerError(f"unknown agent {config.agent!r} (known: {', '.join(AGENTS)})")
-    ctx = make_context(root, config)
+    agent = get_agent(config.agent_name())
+    ctx = make_context(root, config, system)
     ctx.ledger = EditLedger.open(root)
     trajectory = Trajectory(config.trajectory_path)
     trajectory.meta = {
-        "project": str(root), "build_system": ctx.build_system, "agent": agent, "model": config.model,
+        "project": str(root), "build_system": ctx.build_system, "agent": agent.name, "model": config.model,
         "toolset": config.toolset, "mask": config.mask, "guidance": config.guidance,
-        "max_calls": config.budget.max_calls, **(meta or {}),
+        "max_calls": config.budget.max_calls, "config": config.describe(), **(meta or {}),
     }  # fmt: skip
-    _emit(progress, "build", {"phase": "initial"})
-    initial = initial or current_build(ctx)
-    trajectory.meta["initial"] = _summary(initial)
+    if agent.builds_first:
+        emit(progress, "build", {"phase": "initial"})
+        initial = initial or current_build(ctx)
+        trajectory.meta["initial"] = _summary(initial)
     trajectory.save()
     edited: list[str] | None = []
     refused: list[str] = []
+    initial = initial or _not_built()
     if initial.status == "success":
-        stop = "the build already succeeds"
-        verdict = initial
+        stop, verdict = Stop(StopKind.RESOLVED, "the build already succeeds"), initial
     else:
+        env = AttemptEnv(
+            ctx, config.settings(), trajectory, initial, lambda: current_build(ctx),
+            lambda spec: factory.make_model(spec, **config.model_options), progress, instance,
+        )  # fmt: skip
         try:
-            stop = _run_agent(agent, ctx, config, trajectory, initial, progress)
+            stop = agent.run(env)
         except ModelError as exc:
-            stop = f"model error: {exc}"
+            stop = Stop(StopKind.MODEL_ERROR, f"model error: {exc}")
         except (KeyboardInterrupt, SystemExit):  # Ctrl-C, SIGTERM: say so on record, then unwind
-            trajectory.finish({"resolved": False, "stop_reason": "interrupted"})
+            trajectory.finish({"resolved": False, **Stop(StopKind.INFRA_ERROR, "interrupted").to_dict()})
             raise
         verdict, edited, refused = verdict_build(ctx, config.frozen, progress)
     resolved = verdict.status == "success"
+    if resolved and stop.kind is not StopKind.RESOLVED:
+        stop = Stop(StopKind.RESOLVED, stop.detail)  # the harness's build, not the agent's word, decides
     trajectory.finish(
-        {"resolved": resolved, "stop_reason": stop, "jdk": ctx.options.jdk, **_summary(verdict),
+        {"resolved": resolved, **stop.to_dict(), "jdk": ctx.options.jdk, **_summary(verdict),
          "edited": edited, "refused": refused}
     )  # fmt: skip
     return AttemptResult(
-        resolved, verdict, initial, trajectory, stop, ctx.options.jdk, time.monotonic() - began,
-        edited, refused,
+        resolved, verdict, initial, trajectory, stop, ctx.options.jdk, time.monotonic() - began, edited,
+        refused,
     )  # fmt: skip
 
 
-def _run_agent(
-    agent: str,
-    ctx: ToolContext,
-    config: AttemptConfig,
-    trajectory: Trajectory,
-    initial: BuildResult,
-    progress: Progress | None,
-) -> str:
-    """Dispatch to the agent; returns why it stopped."""
-    from buildfixer.agents import baselines
-    from buildfixer.agents.recipes import agent as recipes_agent
+def _not_built() -> BuildResult:
+    """What an agent that does not build first (a self-check agent) is given as "the failure"."""
+    return BuildResult(status="error", exit_code=-1, duration_s=0.0, build_system="", command=[], jdk=None,
+                       log_path="")  # fmt: skip
 
-    runners: dict[str, Callable[..., str]] = {
-        "tool": baselines.run_tool_agent,
-        "recipes": recipes_agent.run_recipes,
-        "coding-assistant": baselines.run_coding_assistant,
-        "hierarchical": baselines.run_hierarchical,
-        "cascade": baselines.run_cascade,
-    }
-    return runners[agent](ctx, config, trajectory, initial, progress)
+
+def describe_options(options: BuildOptions) -> dict[str, Any]:
+    """The build options that change a result (not where caches or logs live)."""
+    return {
+        "jdk": options.jdk, "timeout_s": options.timeout_s, "offline": options.offline,
+        "tasks": options.tasks, "warm": options.warm, "sandbox": options.sandbox, "as_of": options.as_of,
+    }  # fmt: skip
 
 
 def _summary(result: BuildResult) -> dict[str, Any]:
@@ -208,8 +228,3 @@ def _summary(result: BuildResult) -> dict[str, Any]:
         "top_error": top,
         "log_path": result.log_path,
     }
-
-
-def _emit(progress: Progress | None, event: str, data: dict[str, Any]) -> None:
-    if progress is not None:
-        progress(event, data)

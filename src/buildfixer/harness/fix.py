@@ -13,17 +13,15 @@ import shutil
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from buildfixer.agents.loop import Progress
 from buildfixer.buildsys.project import detect_build_system, stop_daemons
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.core.paths import cache_root
+from buildfixer.core.progress import Progress
 from buildfixer.harness.attempt import AttemptConfig, AttemptResult, run_attempt
+from buildfixer.llm.factory import SCRIPTED_PREFIX, make_model
 from buildfixer.workspace.git import git, literal
-
-if TYPE_CHECKING:
-    from buildfixer.workspace.workspace import Workspace
+from buildfixer.workspace.workspace import Workspace
 
 
 @dataclass
@@ -55,8 +53,6 @@ def fix_project(
     project: Path, config: AttemptConfig, dry_run: bool = False, progress: Progress | None = None
 ) -> FixOutcome:
     """Repair `project`: attempt in a snapshot, verdict build, copy the changes back on success."""
-    from buildfixer.workspace.workspace import Workspace
-
     project = project.resolve()
     if not project.is_dir():
         raise BuildfixerError(f"not a directory: {project}")
@@ -106,8 +102,6 @@ def discard_state(state: Path) -> None:
 
 def check_usable(project: Path, config: AttemptConfig) -> None:
     """Refuse what would fail only later (no build, a missing or malformed script) before anything starts."""
-    from buildfixer.llm.factory import SCRIPTED_PREFIX, make_model
-
     detect_build_system(project)
     agent = config.agent_name()
     if agent == "recipes":

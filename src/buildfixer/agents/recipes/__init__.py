@@ -1,0 +1,1 @@
+"""The `recipes` policy: deterministic repairs of known build failures (`diagnose`), no model involved."""

@@ -1,8 +1,8 @@
 """The "undeclared dependency" recipe: add a dependency whose package is found in local caches.
 
-See `buildfixer.agents.recipes.diagnose` for the policy; `build.deps` plans the build-file edits and
-`build.package_index` says which artifact provides an imported package or a JPMS module
-(`module not found: org.slf4j`). JVM builds here; Python and npm in `recipes_deps_other`.
+See `buildfixer.agents.recipes.diagnose` for the policy; `buildfixer.deps` plans the build-file
+edits and `deps.package_index` says which artifact provides an imported package or a JPMS module
+(`module not found: org.slf4j`). JVM builds here; Python and npm in `deps_other`.
 A dependency the project declared before (git history) comes back as it was: that artifact at
 that version; one that a planned artifact already brings transitively is not added.
 """
@@ -14,11 +14,10 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from buildfixer.agents.recipes.deps_other import npm_dependency, python_dependency, relative
-from buildfixer.agents.recipes.diagnose import Evidence, Repair, undeclared_repair
+from buildfixer.agents.recipes.base import JVM, Evidence, Repair, raw_version, relative, undeclared_repair
+from buildfixer.agents.recipes.deps_other import npm_dependency, python_dependency
 from buildfixer.agents.recipes.history import past_jvm_declaration
 from buildfixer.agents.recipes.scope import is_test
-from buildfixer.agents.recipes.versions import JVM, raw_version
 from buildfixer.deps import manage as deps
 from buildfixer.deps.jars import pom_dependencies
 from buildfixer.deps.package_index import (

@@ -1,4 +1,4 @@
-"""The "undeclared dependency" recipe for Python and npm projects (JVM: `recipes_deps`).
+"""The "undeclared dependency" recipe for Python and npm projects (JVM: `deps`).
 
 Python: `No module named 'x'` -> the distribution a local cache has for it. npm: a module
 Node, a test runner or a bundler cannot find -> the package in the npm cache; TypeScript's
@@ -16,7 +16,7 @@ import re
 import sys
 from pathlib import Path
 
-from buildfixer.agents.recipes.diagnose import Evidence, Repair, undeclared_repair
+from buildfixer.agents.recipes.base import Evidence, Repair, relative, undeclared_repair
 from buildfixer.agents.recipes.history import locked_npm_version, locked_python_version
 from buildfixer.agents.recipes.scope import npm_importers, only_tests_use, python_importers
 from buildfixer.deps import manage as deps
@@ -55,19 +55,6 @@ _NODE_BUILTINS = {
 }  # fmt: skip
 _NPM_OWN_LOCKS = ("package-lock.json", "npm-shrinkwrap.json")
 _NPM_LOCKS = ("pnpm-lock.yaml", "yarn.lock", "bun.lockb", "bun.lock")
-
-
-def relative(ev: Evidence, path: str | None) -> str:
-    """A path an error names, relative to the project when it lies inside (else as given)."""
-    if not path:
-        return ""
-    candidate = Path(path)
-    if candidate.is_absolute():
-        try:
-            return candidate.resolve().relative_to(ev.project).as_posix()
-        except (ValueError, OSError):
-            return path
-    return path
 
 
 def _inside(ev: Evidence, path: str | None) -> str | None:

@@ -2,7 +2,7 @@
 
 See `buildfixer.agents.recipes.diagnose` for the policy. It only touches build files (Gradle scripts,
 gradle.properties, local.properties, pom.xml, .mvn configs). The missing-properties recipe is in
-`recipes_properties`.
+`properties`.
 """
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ import re
 import shutil
 from pathlib import Path
 
-from buildfixer.agents.recipes.diagnose import Evidence, PlannedCall, Repair, current_jdk, gradle_java_cap
+from buildfixer.agents.recipes.base import Evidence, PlannedCall, Repair
+from buildfixer.agents.recipes.toolchains import android_sdk, current_jdk, gradle_java_cap
 from buildfixer.buildsys.jdk import discover_jdks, major_version
 from buildfixer.deps import manage as deps
 
@@ -26,13 +27,6 @@ _JDK_DIR = re.compile(
     r"^(?:jdk|jre|java|openjdk|temurin|zulu|corretto|graalvm|liberica|adoptopenjdk|semeru|sapmachine|"
     r"microsoft|ibm|oracle)[^/\\]*\d",
     re.IGNORECASE,
-)
-_SDK_HOMES = (
-    "~/Android/Sdk",
-    "~/Library/Android/sdk",
-    "/opt/android-sdk",
-    "/usr/lib/android-sdk",
-    "/opt/android/sdk",
 )
 _SEARCH_ROOTS = (("~", 3), ("/opt", 4), ("/usr/local", 3))
 _MAX_VISITS = 20_000
@@ -63,18 +57,6 @@ def _jdk_home(parts: list[str]) -> tuple[int, int | None] | None:
         if _JDK_DIR.match(part) or (after_jvm_dir and part[:1].isdigit()):
             number = re.search(r"\d+(?:\.\d+)?", part)
             return i, major_version(number.group(0)) if number else None
-    return None
-
-
-def android_sdk() -> Path | None:
-    """An Android SDK installed here: ANDROID_HOME, ANDROID_SDK_ROOT or a usual place."""
-    places = [os.environ.get("ANDROID_HOME", ""), os.environ.get("ANDROID_SDK_ROOT", ""), *_SDK_HOMES]
-    for place in places:
-        if not place:
-            continue
-        home = Path(place).expanduser()
-        if any((home / d).is_dir() for d in ("platforms", "platform-tools", "build-tools")):
-            return home
     return None
 
 

@@ -11,9 +11,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from buildfixer.agents.recipes.diagnose import Evidence, PlannedCall, Repair
-from buildfixer.agents.recipes.files import android_sdk
+from buildfixer.agents.recipes.base import Evidence, PlannedCall, Repair
+from buildfixer.agents.recipes.toolchains import android_sdk
+from buildfixer.core.errors import BuildfixerError
 from buildfixer.deps import manage as deps
+from buildfixer.workspace.git import git
 
 # --- recipe 3: missing properties files ------------------------------------------------------
 
@@ -162,9 +164,6 @@ def _from_history(ev: Evidence, rel: str) -> str | None:
     The workspace of `buildfixer fix` is a one-commit snapshot: the project it was taken from
     (`Evidence.origin`) has the history.
     """
-    from buildfixer.core.errors import BuildfixerError
-    from buildfixer.workspace.git import git
-
     for root in dict.fromkeys(r for r in (ev.project, ev.origin) if r is not None):
         if not root.is_dir():
             continue

@@ -1,7 +1,7 @@
 """The "version that does not exist" recipe: move it to the nearest published version.
 
-See `buildfixer.agents.recipes.diagnose` for the policy; `build.deps` plans the build-file edits and
-`build.registry` says which versions exist (local caches, then the registries).
+See `buildfixer.agents.recipes.diagnose` for the policy; `buildfixer.deps` plans the build-file
+edits and `deps.registry` says which versions exist (local caches, then the registries).
 """
 
 from __future__ import annotations
@@ -9,17 +9,12 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from buildfixer.agents.recipes.diagnose import Evidence, Repair, edit_calls
+from buildfixer.agents.recipes.base import JVM, Evidence, Repair, edit_calls, raw_version
 from buildfixer.deps import manage as deps
 from buildfixer.deps.package_index import normalize_dist
 from buildfixer.deps.registry import available_versions, nearest_version
 
-if TYPE_CHECKING:
-    pass
-
-JVM = ("gradle", "maven")
 _COORD = r"([\w.-]+):([\w.-]+)"
 _MISSING_JVM = [
     re.compile(rf"Could not find {_COORD}:([\w.+-]+?)\.?(?:\s|$|\))"),  # Gradle
@@ -190,15 +185,3 @@ def missing_version(ev: Evidence) -> Repair | None:
     where = ", ".join(sorted({e.file for e in edits}))
     summary = f"{'; '.join(done)}, the nearest published version ({where})."
     return Repair("missing-version", summary, edit_calls(edits))
-
-
-# --- undeclared dependencies -----------------------------------------------------------------
-
-
-def raw_version(decl: deps.Declaration) -> str | None:
-    """The version as a declaration writes it: "${jackson.version}", "$gsonVersion", "2.10.1"."""
-    if decl.kind == "maven":
-        match = re.search(r"<version>\s*([^<\s]+)\s*</version>", decl.text)
-    else:
-        match = re.search(r"['\"][\w.-]+:[\w.-]+:([^'\":@\s]+)", decl.text)
-    return match.group(1) if match else None

@@ -36,7 +36,12 @@ from buildfixer.bench.data.histories import (
     Write,
 )
 from buildfixer.bench.data.histories_other import CART, SEMVERKIT
+from buildfixer.bench.dataset import Instance, checkout, save_dataset
+from buildfixer.buildsys.analyzed import build_and_analyze
+from buildfixer.buildsys.options import BuildOptions
+from buildfixer.buildsys.project import stop_daemons
 from buildfixer.core.errors import BuildfixerError
+from buildfixer.examples import EXAMPLES_DIR, materialize_base
 from buildfixer.logs.excerpt import normalize_log
 
 REPOS: tuple[RepoSpec, ...] = (WORDSTATS, INVENTORY, SEMVERKIT, CART)
@@ -57,8 +62,6 @@ def _git(repo: Path, *args: str, env: dict[str, str] | None = None) -> str:
 def _apply(repo: Path, edit: Edit) -> None:
     """Make one edit in the working tree."""
     if isinstance(edit, Import):
-        from buildfixer.examples import materialize_base
-
         with tempfile.TemporaryDirectory() as tmp:
             base = materialize_base(edit.project, Path(tmp) / "base")
             shutil.copytree(base, repo, dirs_exist_ok=True)
@@ -77,8 +80,6 @@ def _apply(repo: Path, edit: Edit) -> None:
         (repo / edit.to).parent.mkdir(parents=True, exist_ok=True)
         (repo / edit.path).rename(repo / edit.to)
     elif isinstance(edit, Patch):
-        from buildfixer.examples import EXAMPLES_DIR
-
         _git(
             repo,
             "apply",
@@ -178,11 +179,6 @@ def instance_records(
 
 def record_error_log(record: dict[str, object], data_dir: Path) -> str:
     """Build the instance's base commit; its normalized log (it must fail as the record says)."""
-    from buildfixer.bench.dataset import Instance, checkout
-    from buildfixer.buildsys.analyzed import build_and_analyze
-    from buildfixer.buildsys.options import BuildOptions
-    from buildfixer.buildsys.project import stop_daemons
-
     instance = Instance.model_validate(record)
     with tempfile.TemporaryDirectory(prefix="make-dataset-") as tmp:
         options = BuildOptions(jdk=instance.jdk, log_path=Path(tmp) / "build.log")
@@ -204,8 +200,6 @@ def record_error_log(record: dict[str, object], data_dir: Path) -> str:
 
 def make_dataset(out: Path, with_logs: bool = True, keep: Path | None = None) -> Path:
     """Write `repos/*.bundle` and `instances.jsonl` into `out`; the path of the JSONL."""
-    from buildfixer.bench.dataset import Instance, save_dataset
-
     work = Path(tempfile.mkdtemp(prefix="bench-repos-")) if keep is None else keep
     records: list[dict[str, object]] = []
     try:

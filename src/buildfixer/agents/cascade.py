@@ -1,0 +1,44 @@
+"""The cascade: the tool agent with the cheapest model first, the next one only when the build still fails."""
+
+from __future__ import annotations
+
+import subprocess
+from dataclasses import replace
+from pathlib import Path
+
+from buildfixer.agents.env import AttemptEnv
+from buildfixer.agents.tool_agent import run_tool_loop
+from buildfixer.core.stops import Stop, StopKind
+
+
+class CascadeAgent:
+    """Models comma-separated in the model setting, cheapest first; each starts from the original failure."""
+
+    name = "cascade"
+    uses_model = True
+    builds_first = True
+
+    def run(self, env: AttemptEnv) -> Stop:
+        """Try each model in turn until the workspace builds."""
+        models = [m.strip() for m in env.settings.model.split(",") if m.strip()]
+        stop = Stop(StopKind.MODEL_FINISHED, "no model given")
+        initial_jdk = env.ctx.options.jdk
+        budget = env.settings.budget
+        for index, spec in enumerate(models):
+            if index:
+                _reset(env.ctx.root)  # each model starts from the original failure
+                env.ctx.options.jdk = initial_jdk
+                env.trajectory.messages.clear()
+            # Each model gets the call budget on top of what the ones before it used.
+            own = replace(budget, max_calls=budget.max_calls * (index + 1))
+            env.trajectory.meta.setdefault("cascade", []).append(spec)
+            stop = run_tool_loop(env, env.model(spec), own)
+            if index < len(models) - 1 and env.build().status == "success":
+                return Stop(stop.kind, f"{stop.detail} (solved by {spec})")
+        return stop
+
+
+def _reset(root: Path) -> None:
+    """Undo every change in a workspace (a git working tree at its base commit)."""
+    subprocess.run(["git", "reset", "--quiet", "--hard"], cwd=root, check=True)
+    subprocess.run(["git", "clean", "-qffdx"], cwd=root, check=True)

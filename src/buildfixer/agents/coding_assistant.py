@@ -1,0 +1,110 @@
+"""The coding-assistant baseline (Aider-like): the error and the relevant files in, edits out; no tools.
+
+Its one round is also what the hierarchical agent delegates code changes to.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from buildfixer.agents.env import AttemptEnv
+from buildfixer.agents.search_replace import (
+    SEARCH_REPLACE_FORMAT,
+    SearchReplace,
+    apply_search_replace,
+    parse_search_replace,
+)
+from buildfixer.agents.trajectory import Step, ToolResult, Trajectory
+from buildfixer.core.protocols import Model
+from buildfixer.core.records import BuildResult
+from buildfixer.core.stops import Stop, StopKind
+from buildfixer.tools.base import ToolError
+from buildfixer.tools.context import ToolContext
+
+# Build files worth showing to an agent that cannot look around by itself.
+_BUILD_FILES = (
+    "settings.gradle", "settings.gradle.kts", "build.gradle", "build.gradle.kts", "gradle.properties",
+    "app/build.gradle", "app/build.gradle.kts", "gradle/libs.versions.toml",
+    "gradle/wrapper/gradle-wrapper.properties", "pom.xml", "pyproject.toml", "setup.cfg", "setup.py",
+    "requirements.txt", "package.json", "tsconfig.json",
+)  # fmt: skip
+_MAX_FILE_CHARS = 20_000
+_MAX_CONTEXT_CHARS = 80_000
+NO_EDITS = "no edits found in the answer"
+_FAILED_EDIT = "edit of "  # how apply_search_replace reports an edit that did not apply
+
+CODING_ASSISTANT_PROMPT = """\
+You are a coding assistant. A developer's build fails; you see the error and the relevant files, \
+and you answer with the edits that fix the build. You cannot run commands or look at other files. \
+Do not delete or disable tests or checks to make the build pass.
+
+{edit_format}"""
+
+
+def file_context(ctx: ToolContext, result: BuildResult, extra: list[str] | None = None) -> str:
+    """Contents of the files the errors point at, the named extra files, and the build files."""
+    wanted = [e.file for e in result.errors if e.file] + list(extra or []) + list(_BUILD_FILES)
+    parts: list[str] = []
+    seen: set[Path] = set()
+    total = 0
+    for name in wanted:
+        try:
+            path = ctx.resolve(name)
+        except ToolError:  # a path out of the workspace is simply not shown
+            continue
+        if path in seen or not path.is_file():
+            continue
+        seen.add(path)
+        text = path.read_text(encoding="utf-8", errors="replace")[:_MAX_FILE_CHARS]
+        if total + len(text) > _MAX_CONTEXT_CHARS:
+            break
+        total += len(text)
+        parts.append(f"{ctx.relative(path)}\n```\n{text}\n```")
+    return "\n\n".join(parts)
+
+
+def coding_assistant_edit(
+    model: Model, env: AttemptEnv, trajectory: Trajectory, request: str, files: list[str] | None = None
+) -> ToolResult:
+    """One coding-assistant call: error + files in, SEARCH/REPLACE edits out, applied; returns the result."""
+    messages = [
+        {"role": "system", "content": CODING_ASSISTANT_PROMPT.format(edit_format=SEARCH_REPLACE_FORMAT)},
+        {"role": "user", "content": f"{request}\n\n# Files\n\n{file_context(env.ctx, env.initial, files)}"},
+    ]
+    reply = model.complete(messages, [])
+    edits = parse_search_replace(reply.content)
+    step = Step(len(trajectory.steps) + 1, reply.message(), usage=reply.usage, model_s=reply.duration_s)
+    step.tool_results.append(_apply(env, edits))
+    if not trajectory.messages:
+        trajectory.messages.extend(messages)
+    trajectory.add_message(step.reply)
+    trajectory.add_step(step)
+    return step.tool_results[-1]
+
+
+def _apply(env: AttemptEnv, edits: list[SearchReplace]) -> ToolResult:
+    """Apply the edits through the replace tool, recorded as one call."""
+    began = time.monotonic()
+    report = apply_search_replace(edits, env.all_tools()["replace"]) if edits else [NO_EDITS]
+    failed = not edits or any(line.startswith(_FAILED_EDIT) for line in report)
+    return ToolResult("edits", "search_replace", "", "\n".join(report), failed, time.monotonic() - began)
+
+
+class CodingAssistantAgent:
+    """One call with the error and the file context; its edits are applied; no tools, no second look."""
+
+    name = "coding-assistant"
+    uses_model = True
+    builds_first = True
+
+    def run(self, env: AttemptEnv) -> Stop:
+        """Ask once, apply the answer's edits."""
+        request = f"The build fails with:\n\n{env.error_view()}"
+        result = coding_assistant_edit(env.model(), env, env.trajectory, request)
+        env.emit("step", {"step": 1, "usage": env.trajectory.usage, "calls": 0})
+        if not result.error:
+            return Stop(StopKind.MODEL_FINISHED, "coding assistant answered")
+        if result.output == NO_EDITS:
+            return Stop(StopKind.MODEL_FINISHED, "coding assistant answered without edits")
+        return Stop(StopKind.MODEL_FINISHED, "coding assistant edits did not all apply")

@@ -1,0 +1,44 @@
+"""Agents that check the harness, not a policy: `oracle` applies the gold patch, `none` changes nothing.
+
+A benchmark where `oracle` does not resolve every instance, or `none` resolves any, has a broken
+instance or a broken harness. Neither calls a model.
+"""
+
+from __future__ import annotations
+
+from buildfixer.agents.env import AttemptEnv
+from buildfixer.core.errors import BuildfixerError
+from buildfixer.core.stops import Stop, StopKind
+from buildfixer.workspace.git import git
+
+
+class OracleAgent:
+    """Applies the instance's gold patch."""
+
+    name = "oracle"
+    uses_model = False
+    builds_first = False  # its patch does not depend on the failure
+
+    def run(self, env: AttemptEnv) -> Stop:
+        """Git apply the gold patch in the workspace."""
+        patch = (env.instance or {}).get("gold_patch")
+        if not patch:
+            raise BuildfixerError("the oracle agent needs a benchmark instance with a gold_patch")
+        data = (patch if patch.endswith("\n") else patch + "\n").encode()
+        try:
+            git("apply", "--whitespace=nowarn", cwd=env.ctx.root, input_bytes=data)
+        except BuildfixerError as exc:  # the instance is broken, not the harness or an agent
+            return Stop(StopKind.INFRA_ERROR, f"the gold patch does not apply: {exc}")
+        return Stop(StopKind.MODEL_FINISHED, "oracle agent")
+
+
+class NoneAgent:
+    """Changes nothing: the verdict shows whether the instance really fails."""
+
+    name = "none"
+    uses_model = False
+    builds_first = False  # the verdict build is the only one needed
+
+    def run(self, env: AttemptEnv) -> Stop:
+        """Do nothing."""
+        return Stop(StopKind.DECLINED, "none agent")

@@ -1,0 +1,80 @@
+"""The swappable parts, in one place: a model, an agent, a build system, a sandbox.
+
+Each has one registry next to its implementations (`agents.registry`, `buildsys.project`,
+`buildsys.sandbox`); a new implementation is one module plus one registry entry. This module
+sits at the bottom of the import graph, so the records of higher layers an implementation takes
+(the attempt environment, build options, a build plan) appear here as `Any`; each
+implementation names the concrete type and is checked against it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+from buildfixer.core.stops import Stop
+
+if TYPE_CHECKING:
+    from buildfixer.llm.base import Message, ModelReply
+
+
+@runtime_checkable
+class Model(Protocol):
+    """A chat model that may call tools: the conversation and the tool schemas in, one reply out."""
+
+    def complete(self, messages: list[Message], tools: list[dict[str, Any]]) -> ModelReply:
+        """One call; raises llm.base.ModelError when the provider fails."""
+        ...
+
+
+@runtime_checkable
+class Agent(Protocol):
+    """A repair policy: works in an attempt environment until it stops, and says why.
+
+    The verdict is never the agent's: the harness builds once more afterwards.
+
+    Attributes:
+        name: The name it is registered and reported under.
+        uses_model: False for policies that call no model (their `--model` is ignored).
+        builds_first: True when the agent starts from the failure: the harness builds first, hands
+            it the result, and skips it when the project already builds. False for the
+            self-check agents, whose work does not depend on the failure (one build: the verdict).
+    """
+
+    name: str
+    uses_model: bool
+    builds_first: bool
+
+    def run(self, env: Any) -> Stop:
+        """Repair what `env.initial` shows through the tools of `env` (an agents.env.AttemptEnv)."""
+        ...
+
+
+@runtime_checkable
+class BuildSystem(Protocol):
+    """One kind of build (Gradle, Maven, Python, npm): recognise a project and plan its build."""
+
+    name: str
+
+    def detect(self, project: Path) -> bool:
+        """True when `project` is built by this system."""
+        ...
+
+    def plan(self, project: Path, options: Any, jdk: Any) -> Any:
+        """The commands (a buildsys.plan.Plan) that build `project` with these BuildOptions on this Jdk."""
+        ...
+
+
+@runtime_checkable
+class Sandbox(Protocol):
+    """Where a build step runs: how its command line is wrapped so it reaches only what it may."""
+
+    name: str
+
+    def wrap(
+        self, argv: Sequence[str], writable: Sequence[Path], network: bool, hidden: Sequence[Path] = (),
+        readable: Sequence[Path] = (),
+    ) -> list[str]:  # fmt: skip
+        """The command line that runs `argv` with only `writable` writable (and `network` if asked)."""
+        ...

@@ -1,0 +1,53 @@
+"""How an attempt ended: a kind from a closed set, and a sentence of detail.
+
+Reports group attempts by kind; the detail is for people. Infrastructure failures (a build
+that could not start, a registry down, a crash of the harness) have their own kinds, so they
+are never counted against an agent and a rerun retries them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+
+class StopKind(StrEnum):
+    """Why an attempt ended (DESIGN.md "Stop kinds")."""
+
+    RESOLVED = "resolved"  # the harness's own build succeeded
+    MODEL_FINISHED = "model_finished"  # the agent said it was done (the verdict may still fail)
+    BUDGET_CALLS = "budget_calls"
+    BUDGET_TOKENS = "budget_tokens"
+    BUDGET_COST = "budget_cost"
+    BUDGET_TIME = "budget_time"
+    LOOP_DETECTED = "loop_detected"
+    DECLINED = "declined"  # the agent chose not to change anything (no recipe applies)
+    MODEL_ERROR = "model_error"  # the provider failed (auth, rate limit, bad reply)
+    INFRA_ERROR = "infra_error"  # the harness could not do its part (checkout, build start)
+    TIMEOUT = "timeout"  # the attempt's hard wall time ran out
+    CRASHED = "crashed"  # a bug: an exception nobody expected
+
+
+# Kinds a rerun retries: the agent was never judged fairly.
+INFRASTRUCTURE = frozenset({StopKind.INFRA_ERROR, StopKind.CRASHED})
+
+
+@dataclass(frozen=True)
+class Stop:
+    """An attempt's end: its kind and what happened, in words."""
+
+    kind: StopKind
+    detail: str = ""
+
+    def __str__(self) -> str:
+        return f"{self.kind.value}: {self.detail}" if self.detail else self.kind.value
+
+    def to_dict(self) -> dict[str, Any]:
+        """The record form kept in results.jsonl and trajectories."""
+        return {"stop": self.kind.value, "stop_reason": self.detail or self.kind.value}
+
+    @property
+    def infrastructure(self) -> bool:
+        """True when the harness, not the agent, failed."""
+        return self.kind in INFRASTRUCTURE
