@@ -32,7 +32,6 @@ class AgentSettings:
         guidance: Add the tool usage guidance to the system prompt (the shell-agent variant).
         budget: Limits of the loop.
         first_error: How the first message shows the failure: "condensed" or "raw".
-        model_options: Extra model settings (temperature, max_output_tokens, seed) passed to the model.
     """
 
     model: str = "recipes"
@@ -41,7 +40,6 @@ class AgentSettings:
     guidance: bool = False
     budget: Budget = field(default_factory=Budget)
     first_error: str = "condensed"
-    model_options: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass

@@ -19,49 +19,70 @@ import sys
 import tempfile
 import threading
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from buildfixer.bench.executor import BACKENDS, execute
 from buildfixer.bench.rundir import write_atomic
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.core.paths import cache_root
 from buildfixer.core.stops import INFRASTRUCTURE, Stop, StopKind
+from buildfixer.harness.config import AttemptConfig
 
 RESULTS = "results.jsonl"
 
 
-@dataclass
-class RunConfig:
+class RunConfig(BaseModel):
     """What a run compares; a rerun into the same directory must use the same configuration.
 
     Attributes:
-        agent: tool, recipes, coding-assistant, hierarchical, cascade, oracle or none.
-        model: Model spec (ignored by oracle and none).
-        toolset: Tool preset of the tool agent.
+        attempt: The attempt every (instance, sample) gets: agent, model, toolset, budget, model
+            settings. Its build options are the template of each instance's (JDK and tasks come
+            from the instance).
         samples: Attempts per instance (for pass@k).
-        max_calls: LLM-call budget per attempt.
-        mask: Masking of tool names/descriptions.
+        workers: Attempts at once (None: one per two cores).
         attempt_timeout_s: Hard limit of one attempt; the worker is killed after it.
         build_timeout_s: Limit of each build inside an attempt.
+        backend: "local" (worker processes here) or "ray".
     """
 
-    agent: str
-    model: str
-    toolset: str = "gradlefixer"
-    samples: int = 1
-    max_calls: int = 30
-    mask: str = "none"
-    attempt_timeout_s: float = 3600.0
-    build_timeout_s: float = 900.0
+    model_config = ConfigDict(extra="forbid")
+
+    attempt: AttemptConfig
+    samples: int = Field(default=1, ge=1)
+    workers: int | None = Field(default=None, ge=1)
+    attempt_timeout_s: float = Field(default=3600.0, gt=0)
+    build_timeout_s: float = Field(default=900.0, gt=0)
+    backend: str = "local"
+
+    @field_validator("backend")
+    @classmethod
+    def _known_backend(cls, value: str) -> str:
+        if value not in BACKENDS:
+            raise ValueError(f"unknown backend {value!r} (known: {', '.join(BACKENDS)})")
+        return value
+
+    @property
+    def agent(self) -> str:
+        """The agent run (a shorthand used in labels and result lines)."""
+        return self.attempt.agent_name()
+
+    def describe(self) -> dict[str, Any]:
+        """The effective configuration, as written to config.json."""
+        return {
+            "agent": self.agent, "model": self.attempt.model, "toolset": self.attempt.toolset,
+            "mask": self.attempt.mask, "attempt": self.attempt.describe(), "samples": self.samples,
+            "workers": self.workers, "attempt_timeout_s": self.attempt_timeout_s,
+            "build_timeout_s": self.build_timeout_s, "backend": self.backend,
+        }  # fmt: skip
 
     def comparable(self) -> dict[str, Any]:
-        """The fields that define the results (timeouts may change between resumptions)."""
-        data = asdict(self)
-        for key in ("attempt_timeout_s", "build_timeout_s", "samples"):
-            data.pop(key)
-        return data
+        """What defines the results (samples, workers, timeouts and backend may change on resumption)."""
+        attempt = self.attempt.describe()
+        attempt.pop("build")  # timeouts live there
+        return attempt
 
 
 def read_results(path: Path) -> list[dict[str, Any]]:
@@ -123,13 +144,16 @@ def prepare_out(out: Path, config: RunConfig, instances: list[dict[str, Any]]) -
     (out / "trajectories").mkdir(exist_ok=True)
     config_path = out / "config.json"
     if config_path.exists():
-        previous = json.loads(config_path.read_text())
-        old = {k: previous.get(k) for k in config.comparable()}
-        if old != config.comparable():
+        old = dict(json.loads(config_path.read_text()).get("attempt") or {})
+        old.pop("build", None)
+        new = config.comparable()
+        if old != new:
+            changed = sorted(key for key in {**old, **new} if old.get(key) != new.get(key))
             raise BuildfixerError(
-                f"{out} holds a run with another configuration ({old}); use a new --out directory"
+                f"{out} holds a run with another configuration (differs in: {', '.join(changed)}); "
+                "use a new --out directory"
             )
-    write_atomic(config_path, json.dumps(asdict(config), indent=2))
+    write_atomic(config_path, json.dumps(config.describe(), indent=2))
     write_atomic(out / "instances.jsonl", "".join(json.dumps(i) + "\n" for i in instances))
 
 
@@ -140,7 +164,7 @@ def run_benchmark(
     out: Path,
     workers: int | None = None,
     on_result: Callable[[dict[str, Any], int, int], None] | None = None,
-    backend: str = "local",
+    backend: str | None = None,
 ) -> list[dict[str, Any]]:
     """Run the missing attempts; returns every result line of the run directory (old and new).
 
@@ -148,6 +172,7 @@ def run_benchmark(
     attempt to a Ray cluster (`RAY_ADDRESS`, else a local one); the run directory and the dataset
     must then be on storage every node sees.
     """
+    workers, backend = workers or config.workers, backend or config.backend
     if backend not in BACKENDS:
         raise BuildfixerError(f"unknown backend {backend!r} (known: {', '.join(BACKENDS)})")
     prepare_out(out, config, instances)
@@ -211,11 +236,12 @@ def run_one(
     """One attempt in a worker process; a crash or a timeout becomes a status, never an exception."""
     name = f"{instance['instance_id']}__{sample}"
     trajectory = out / "trajectories" / f"{name}.json"
+    attempt = config.attempt.portable()
+    if attempt["budget"]["max_wall_s"] is None:  # the agent stops on its own before the hard kill
+        attempt["budget"]["max_wall_s"] = config.attempt_timeout_s * 0.9
     task = {
-        "instance": instance, "sample": sample, "dataset_dir": str(dataset_dir), "agent": config.agent,
-        "model": config.model, "toolset": config.toolset, "mask": config.mask, "max_calls": config.max_calls,
-        "max_wall_s": config.attempt_timeout_s * 0.9, "build_timeout_s": config.build_timeout_s,
-        "cache_dir": str(cache_root()), "trajectory": str(trajectory),
+        "instance": instance, "sample": sample, "dataset_dir": str(dataset_dir), "attempt": attempt,
+        "build_timeout_s": config.build_timeout_s, "cache_dir": str(cache_root()), "trajectory": str(trajectory),
     }  # fmt: skip
     with tempfile.TemporaryDirectory(prefix="bench-") as tmp:
         task_path, result_path = Path(tmp) / "task.json", Path(tmp) / "result.json"
@@ -241,8 +267,8 @@ def run_one(
     return {
         "instance_id": instance["instance_id"],
         "agent": config.agent,
-        "toolset": config.toolset,
-        "model": config.model,
+        "toolset": config.attempt.toolset,
+        "model": config.attempt.model,
         "sample": sample,
         "resolved": bool(outcome.get("resolved")),
         "status": outcome.get("status", "error"),

@@ -17,7 +17,6 @@ import traceback
 from pathlib import Path
 from typing import Any
 
-from buildfixer.agents.loop import Budget
 from buildfixer.buildsys.options import BuildOptions
 from buildfixer.buildsys.project import stop_daemons
 from buildfixer.buildsys.runner import kill_owned
@@ -64,15 +63,8 @@ def run_task(task: dict[str, Any]) -> dict[str, Any]:
         cache_dir=Path(task["cache_dir"]),
         as_of=instance.get("as_of"),  # the world the instance was curated in
     )
-    config = AttemptConfig(
-        agent=task["agent"],
-        model=model_for_instance(task["model"], instance["instance_id"]),
-        toolset=task["toolset"],
-        mask=task.get("mask", "none"),
-        budget=Budget(max_calls=task["max_calls"], max_wall_s=task.get("max_wall_s")),
-        options=options,
-        trajectory_path=Path(task["trajectory"]),
-    )
+    portable = {**task["attempt"], "model": model_for_instance(task["attempt"]["model"], instance["instance_id"])}
+    config = AttemptConfig.from_portable(portable, options=options, trajectory_path=Path(task["trajectory"]))
     workspace = _workspace(task)
     _OWNER.append(options.owner_token(workspace.root))
     try:

@@ -12,6 +12,24 @@ import typer
 
 from buildfixer.cli.bench import bench_app
 from buildfixer.cli.curate import curate_app
+from buildfixer.cli.settings import (
+    ATTEMPT_OPTIONS,
+    AgentOpt,
+    ConfigOpt,
+    GuidanceOpt,
+    MaskOpt,
+    MaxCallsOpt,
+    MaxCostOpt,
+    MaxOutputOpt,
+    MaxTimeOpt,
+    MaxTokensOpt,
+    ModelOpt,
+    SeedOpt,
+    TemperatureOpt,
+    ToolsetOpt,
+    attempt_config,
+    merged,
+)
 from buildfixer.core.errors import BuildfixerError
 
 app = typer.Typer(
@@ -156,53 +174,39 @@ def examples(
 
 @app.command()
 def fix(
+    ctx: typer.Context,
     path: Annotated[Path, typer.Argument(help="Project directory.")] = Path("."),
-    model: Annotated[
-        str, typer.Option(help="litellm model (e.g. openai/gpt-4o), scripted:FILE, or recipes (offline).")
-    ] = "recipes",
-    toolset: Annotated[str, typer.Option(help="Tool preset (see `buildfixer toolsets`).")] = "gradlefixer",
-    agent: Annotated[
-        str, typer.Option(help="tool, coding-assistant, hierarchical or cascade (models comma-separated).")
-    ] = "tool",
-    max_calls: Annotated[int, typer.Option(help="LLM call budget.")] = 30,
-    max_tokens: Annotated[int | None, typer.Option(help="Token budget (input + output).")] = None,
-    max_cost: Annotated[float | None, typer.Option(help="Cost budget in USD.")] = None,
-    max_time: Annotated[float | None, typer.Option(help="Wall-time budget in seconds.")] = None,
-    mask: Annotated[str, typer.Option(help="Mask tool names, descriptions, both, or none.")] = "none",
-    guidance: Annotated[bool, typer.Option(help="Add tool usage guidance to the prompt.")] = False,
+    model: ModelOpt = "recipes",
+    toolset: ToolsetOpt = "gradlefixer",
+    agent: AgentOpt = "tool",
+    max_calls: MaxCallsOpt = 30,
+    max_tokens: MaxTokensOpt = None,
+    max_cost: MaxCostOpt = None,
+    max_time: MaxTimeOpt = None,
+    mask: MaskOpt = "none",
+    guidance: GuidanceOpt = False,
+    temperature: TemperatureOpt = None,
+    max_output_tokens: MaxOutputOpt = None,
+    seed: SeedOpt = None,
     jdk: Annotated[int | None, typer.Option(help="Start from this major JDK version.")] = None,
     timeout: Annotated[float, typer.Option(help="Limit of each build, in seconds.")] = 1800.0,
     offline: Annotated[bool, typer.Option(help="No network for the build tool.")] = False,
     trajectory: Annotated[Path | None, typer.Option(help="Write the trajectory JSON here.")] = None,
     dry_run: Annotated[bool, typer.Option(help="Only print the patch; never change PATH.")] = False,
+    config_file: ConfigOpt = None,
     as_json: JsonFlag = False,
 ) -> None:
     """Repair a failing build; the project changes only when the final build succeeds."""
-    from buildfixer.agents.loop import Budget
-    from buildfixer.agents.registry import get_agent
     from buildfixer.buildsys.options import BuildOptions
     from buildfixer.cli.fix_render import ProgressPrinter, print_outcome
-    from buildfixer.harness.attempt import AttemptConfig
-    from buildfixer.harness.fix import fix_project
-    from buildfixer.tools.presets import MASK_MODES, PRESETS
+    from buildfixer.harness.fix import fix_project  # lazy: the harness imports pydantic
 
-    get_agent(agent)
-    if toolset not in PRESETS:
-        raise BuildfixerError(f"unknown toolset {toolset!r} (known: {', '.join(PRESETS)})")
-    if mask not in MASK_MODES:
-        raise BuildfixerError(f"unknown mask mode {mask!r} (known: {', '.join(MASK_MODES)})")
-    if max_calls < 1:
-        raise BuildfixerError("--max-calls must be at least 1")
-    config = AttemptConfig(
-        agent=agent,
-        model=model,
-        toolset=toolset,
-        mask=mask,
-        guidance=guidance,
-        budget=Budget(max_calls, max_tokens, max_cost, max_time),
-        options=BuildOptions(jdk=jdk, timeout_s=timeout, offline=offline),
-        trajectory_path=trajectory,
-    )
+    flags = {name: value for name, value in locals().items() if name in ATTEMPT_OPTIONS}
+    values = merged(ctx, config_file, {**flags, "jdk": jdk, "timeout": timeout, "offline": offline})
+    if not isinstance(values["timeout"], int | float) or values["timeout"] <= 0:
+        raise BuildfixerError(f"timeout: expected a positive number of seconds, got {values['timeout']!r}")
+    options = BuildOptions(jdk=values["jdk"], timeout_s=values["timeout"], offline=bool(values["offline"]))
+    config = attempt_config(values, options=options, trajectory_path=trajectory)
     outcome = fix_project(path, config, dry_run=dry_run, progress=ProgressPrinter())
     if as_json:
         _print_json(
@@ -213,6 +217,7 @@ def fix(
                 "trajectory": str(outcome.trajectory_path),
                 "applied": outcome.applied,
                 "jdk": outcome.attempt.jdk,
+                "stop": outcome.attempt.stop.kind.value,
                 "stop_reason": outcome.attempt.stop_reason,
                 "refused": outcome.refused,
                 "conflict": outcome.conflict or None,

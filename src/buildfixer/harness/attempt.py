@@ -12,77 +12,20 @@ from pathlib import Path
 from typing import Any
 
 from buildfixer.agents.env import AgentSettings, AttemptEnv
-from buildfixer.agents.loop import Budget
 from buildfixer.agents.registry import get_agent
 from buildfixer.agents.trajectory import Trajectory
 from buildfixer.buildsys.analyzed import attach_analysis, build_and_analyze
 from buildfixer.buildsys.jdk import discover_jdks
-from buildfixer.buildsys.options import BuildOptions
 from buildfixer.buildsys.project import detect_build_system
 from buildfixer.core.progress import Progress, emit
 from buildfixer.core.records import BuildResult
 from buildfixer.core.stops import Stop, StopKind
+from buildfixer.harness.config import AttemptConfig
 from buildfixer.llm import factory
 from buildfixer.llm.base import ModelError
 from buildfixer.tools.context import ToolContext
 from buildfixer.tools.web import knowledge_from_env, search_from_env
 from buildfixer.workspace.ledger import EditLedger
-
-
-@dataclass
-class AttemptConfig:
-    """Everything that defines an attempt.
-
-    Attributes:
-        agent: A registered agent (agents.registry): tool, recipes, coding-assistant, hierarchical,
-            cascade, oracle, none.
-        model: A litellm model string, "scripted:FILE", or "recipes" (which selects the recipes
-            agent). For cascade: models separated by commas, cheapest first.
-        toolset: Preset name (see tools.presets.PRESETS).
-        mask: Masking of tool names/descriptions: none, names, descriptions, both.
-        guidance: Add the tool usage guidance to the system prompt (the shell-agent variant).
-        budget: Limits of the loop.
-        build_output: What build tools return: "raw" (the study's choice) or "condensed".
-        first_error: How the first message shows the current error: "condensed" or "raw".
-        options: Build options (JDK, timeout, offline, cache).
-        trajectory_path: Where the trajectory is saved after every step (None: not saved).
-        frozen: Paths a repair may not change (a user's git-ignored files): their edits are
-            undone before the verdict build.
-        model_options: Model settings passed to the provider (temperature, max_output_tokens, seed).
-    """
-
-    agent: str = "tool"
-    model: str = "recipes"
-    toolset: str = "gradlefixer"
-    mask: str = "none"
-    guidance: bool = False
-    budget: Budget = field(default_factory=Budget)
-    build_output: str = "raw"
-    first_error: str = "condensed"
-    options: BuildOptions = field(default_factory=BuildOptions)
-    trajectory_path: Path | None = None
-    frozen: set[str] = field(default_factory=set)
-    model_options: dict[str, Any] = field(default_factory=dict)
-
-    def agent_name(self) -> str:
-        """The agent actually run: the model "recipes" means the recipes policy."""
-        return "recipes" if self.model == "recipes" else self.agent
-
-    def settings(self) -> AgentSettings:
-        """The part an agent reads."""
-        return AgentSettings(
-            model=self.model, toolset=self.toolset, mask=self.mask, guidance=self.guidance,
-            budget=self.budget, first_error=self.first_error, model_options=dict(self.model_options),
-        )  # fmt: skip
-
-    def describe(self) -> dict[str, Any]:
-        """The effective configuration as recorded next to results and in trajectories."""
-        return {
-            "agent": self.agent_name(), "model": self.model, "toolset": self.toolset, "mask": self.mask,
-            "guidance": self.guidance, "build_output": self.build_output, "first_error": self.first_error,
-            "budget": dict(self.budget.__dict__), "model_options": dict(self.model_options),
-            "build": describe_options(self.options),
-        }  # fmt: skip
 
 
 @dataclass
@@ -182,8 +125,8 @@ def run_attempt(
         stop, verdict = Stop(StopKind.RESOLVED, "the build already succeeds"), initial
     else:
         env = AttemptEnv(
-            ctx, config.settings(), trajectory, initial, lambda: current_build(ctx),
-            lambda spec: factory.make_model(spec, **config.model_options), progress, instance,
+            ctx, _agent_settings(config), trajectory, initial, lambda: current_build(ctx),
+            lambda spec: factory.make_model(spec, **config.model_settings.model_kwargs()), progress, instance,
         )  # fmt: skip
         try:
             stop = agent.run(env)
@@ -212,12 +155,12 @@ def _not_built() -> BuildResult:
                        log_path="")  # fmt: skip
 
 
-def describe_options(options: BuildOptions) -> dict[str, Any]:
-    """The build options that change a result (not where caches or logs live)."""
-    return {
-        "jdk": options.jdk, "timeout_s": options.timeout_s, "offline": options.offline,
-        "tasks": options.tasks, "warm": options.warm, "sandbox": options.sandbox, "as_of": options.as_of,
-    }  # fmt: skip
+def _agent_settings(config: AttemptConfig) -> AgentSettings:
+    """The part of the configuration an agent reads."""
+    return AgentSettings(
+        model=config.model, toolset=config.toolset, mask=config.mask, guidance=config.guidance,
+        budget=config.budget, first_error=config.first_error,
+    )  # fmt: skip
 
 
 def _summary(result: BuildResult) -> dict[str, Any]:

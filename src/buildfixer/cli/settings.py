@@ -1,0 +1,95 @@
+"""The attempt options shared by `fix` and `bench run`: one name, one meaning, one check, a config file.
+
+Both commands declare these options with the same types and help; a `--config FILE` (TOML or
+YAML, keys = the long option names) supplies any of them, and a flag given on the command line
+overrides the file. Everything is validated before any build starts.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from click.core import ParameterSource
+
+ConfigOpt = Annotated[
+    Path | None,
+    typer.Option("--config", help="TOML or YAML file of these options (flags given here override it)."),
+]
+AgentOpt = Annotated[
+    str, typer.Option(help="tool, recipes, coding-assistant, hierarchical, cascade (models comma-separated).")
+]
+ModelOpt = Annotated[
+    str, typer.Option(help="litellm model (e.g. openai/gpt-4.1), scripted:FILE, or recipes (offline).")
+]
+ToolsetOpt = Annotated[str, typer.Option(help="Tool preset (see `buildfixer toolsets`).")]
+MaskOpt = Annotated[str, typer.Option(help="Mask tool names, descriptions, both, or none.")]
+GuidanceOpt = Annotated[bool, typer.Option(help="Add tool usage guidance to the prompt.")]
+MaxCallsOpt = Annotated[int, typer.Option(help="LLM call budget per attempt.")]
+MaxTokensOpt = Annotated[int | None, typer.Option(help="Token budget per attempt (input + output).")]
+MaxCostOpt = Annotated[float | None, typer.Option(help="Cost budget per attempt, in USD.")]
+MaxTimeOpt = Annotated[float | None, typer.Option(help="Wall-time budget per attempt, in seconds.")]
+TemperatureOpt = Annotated[float | None, typer.Option(help="Sampling temperature.")]
+MaxOutputOpt = Annotated[int | None, typer.Option(help="Longest model reply, in tokens.")]
+SeedOpt = Annotated[int | None, typer.Option(help="Sampling seed, for providers that honour one.")]
+
+# Options of the attempt itself, by parameter name (what a config file may hold besides a
+# command's own options).
+ATTEMPT_OPTIONS = (
+    "agent", "model", "toolset", "mask", "guidance", "max_calls", "max_tokens", "max_cost", "max_time",
+    "temperature", "max_output_tokens", "seed",
+)  # fmt: skip
+
+
+_NUMBERS: dict[str, type | tuple[type, ...]] = {
+    "max_calls": int, "max_tokens": int, "max_output_tokens": int, "seed": int,
+    "max_cost": (int, float), "max_time": (int, float), "temperature": (int, float),
+}  # fmt: skip
+
+
+def merged(ctx: typer.Context, config_file: Path | None, flags: dict[str, Any]) -> dict[str, Any]:
+    """The command's options: the file's values, then every flag given on the command line.
+
+    Raises:
+        BuildfixerError: An unreadable file, or a key no option of this command has.
+    """
+    from buildfixer.core.errors import BuildfixerError
+    from buildfixer.harness.config import (
+        read_config_file,  # lazy: pydantic and yaml, only when a command runs
+    )
+
+    values = dict(flags)
+    if config_file is None:
+        return values
+    data = read_config_file(config_file)
+    if unknown := sorted(set(data) - set(flags)):
+        raise BuildfixerError(f"config file {config_file}: unknown setting {unknown[0]!r}")
+    for name, value in data.items():
+        if ctx.get_parameter_source(name) in (None, ParameterSource.DEFAULT, ParameterSource.DEFAULT_MAP):
+            values[name] = value
+    return values
+
+
+def attempt_config(values: dict[str, Any], **local: Any) -> Any:
+    """The validated AttemptConfig of these option values (plus project-local fields such as options).
+
+    Raises:
+        BuildfixerError: The first bad value, as one line naming the option.
+    """
+    from buildfixer.agents.loop import Budget
+    from buildfixer.core.errors import BuildfixerError
+    from buildfixer.harness.config import AttemptConfig, validated  # lazy: pydantic
+
+    # A config file may hold any type: check the budget's before the dataclass holds them.
+    for name, kinds in _NUMBERS.items():
+        value = values.get(name)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, kinds)):
+            raise BuildfixerError(f"{name.replace('_', '-')}: expected a number, got {value!r}")
+    data = {
+        **{key: values[key] for key in ("agent", "model", "toolset", "mask", "guidance")},
+        "budget": Budget(values["max_calls"], values["max_tokens"], values["max_cost"], values["max_time"]),
+        "model_settings": {key: values[key] for key in ("temperature", "max_output_tokens", "seed")},
+        **local,
+    }  # fmt: skip
+    return validated(AttemptConfig, data)

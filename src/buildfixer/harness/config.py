@@ -1,0 +1,221 @@
+"""The attempt's configuration, validated where it enters (a flag, a config file, a Python call).
+
+A typo in any value is one clear error before any build starts, never a crash inside a worker.
+The effective configuration (`describe`) is written next to results and into every trajectory,
+so each number can be reproduced. pydantic is imported here, so this module is imported only
+when a command runs, never at CLI start-up.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any, Literal, TypeVar
+
+import yaml
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    InstanceOf,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+
+from buildfixer.agents.loop import Budget
+from buildfixer.agents.registry import get_agent
+from buildfixer.buildsys.options import BuildOptions
+from buildfixer.core.errors import BuildfixerError
+from buildfixer.tools.presets import MASK_MODES, PRESETS
+
+Model = TypeVar("Model", bound=BaseModel)
+
+
+class ModelSettings(BaseModel):
+    """Sampling settings passed to the provider; recorded with results (pass@k depends on them).
+
+    Attributes:
+        temperature: Sampling temperature (provider default when unset).
+        max_output_tokens: Longest reply, in tokens (provider default when unset).
+        seed: Sampling seed, for providers that honour one.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    temperature: float | None = Field(default=None, ge=0.0, le=2.0)
+    max_output_tokens: int | None = Field(default=None, ge=1)
+    seed: int | None = None
+
+    def model_kwargs(self) -> dict[str, Any]:
+        """Keyword arguments of llm.factory.make_model."""
+        extra = {"max_tokens": self.max_output_tokens, "seed": self.seed}
+        extra = {key: value for key, value in extra.items() if value is not None}
+        kwargs: dict[str, Any] = {"extra": extra} if extra else {}
+        if self.temperature is not None:
+            kwargs["temperature"] = self.temperature
+        return kwargs
+
+
+class AttemptConfig(BaseModel):
+    """Everything that defines an attempt.
+
+    Attributes:
+        agent: A registered agent (agents.registry): tool, recipes, coding-assistant, hierarchical,
+            cascade, oracle, none.
+        model: A litellm model string, "scripted:FILE", or "recipes" (which selects the recipes
+            agent). For cascade: models separated by commas, cheapest first.
+        toolset: Preset name (see tools.presets.PRESETS).
+        mask: Masking of tool names/descriptions: none, names, descriptions, both.
+        guidance: Add the tool usage guidance to the system prompt (the shell-agent variant).
+        budget: Limits of the loop.
+        build_output: What build tools return: "raw" (the study's choice) or "condensed".
+        first_error: How the first message shows the current error: "condensed" or "raw".
+        model_settings: Sampling settings passed to the provider.
+        options: Build options (JDK, timeout, offline, cache).
+        trajectory_path: Where the trajectory is saved after every step (None: not saved).
+        frozen: Paths a repair may not change (a user's git-ignored files): their edits are
+            undone before the verdict build.
+    """
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    agent: str = "tool"
+    model: str = "recipes"
+    toolset: str = "gradlefixer"
+    mask: str = "none"
+    guidance: bool = False
+    budget: InstanceOf[Budget] = Field(default_factory=Budget)
+    build_output: Literal["raw", "condensed"] = "raw"
+    first_error: Literal["condensed", "raw"] = "condensed"
+    model_settings: ModelSettings = Field(default_factory=ModelSettings)
+    # The same object the tools see: a JDK switch during the attempt shows in the result.
+    options: InstanceOf[BuildOptions] = Field(default_factory=BuildOptions)
+    trajectory_path: Path | None = None
+    frozen: set[str] = Field(default_factory=set)
+
+    @field_validator("agent")
+    @classmethod
+    def _known_agent(cls, value: str) -> str:
+        try:
+            get_agent(value)
+        except BuildfixerError as exc:  # as a validation error, so it names the field
+            raise ValueError(str(exc)) from None
+        return value
+
+    @field_validator("toolset")
+    @classmethod
+    def _known_toolset(cls, value: str) -> str:
+        return _one_of("toolset", value, PRESETS)
+
+    @field_validator("mask")
+    @classmethod
+    def _known_mask(cls, value: str) -> str:
+        return _one_of("mask", value, MASK_MODES)
+
+    @field_validator("budget")
+    @classmethod
+    def _sane_budget(cls, budget: Budget) -> Budget:
+        if budget.max_calls < 1:
+            raise ValueError("max_calls must be at least 1")
+        for name in ("max_tokens", "max_cost_usd", "max_wall_s"):
+            value = getattr(budget, name)
+            if value is not None and value <= 0:
+                raise ValueError(f"{name} must be positive")
+        return budget
+
+    @field_validator("options")
+    @classmethod
+    def _sane_options(cls, options: BuildOptions) -> BuildOptions:
+        if options.timeout_s <= 0:
+            raise ValueError("the build timeout must be positive")
+        if options.jdk is not None and not 1 <= options.jdk <= 99:
+            raise ValueError(f"no Java version {options.jdk}")
+        return options
+
+    @model_validator(mode="after")
+    def _model_given(self) -> AttemptConfig:
+        if get_agent(self.agent_name()).uses_model and not self.model.strip():
+            raise ValueError(f"the {self.agent} agent needs a model (e.g. openai/gpt-4.1 or scripted:FILE)")
+        return self
+
+    def agent_name(self) -> str:
+        """The agent actually run: the model "recipes" means the recipes policy."""
+        return "recipes" if self.model == "recipes" else self.agent
+
+    def portable(self) -> dict[str, Any]:
+        """What another process needs to run the same attempt on another project (see `from_portable`)."""
+        return {
+            "agent": self.agent, "model": self.model, "toolset": self.toolset, "mask": self.mask,
+            "guidance": self.guidance, "build_output": self.build_output, "first_error": self.first_error,
+            "budget": dict(self.budget.__dict__), "model_settings": self.model_settings.model_dump(),
+        }  # fmt: skip
+
+    @classmethod
+    def from_portable(cls, data: dict[str, Any], **local: Any) -> AttemptConfig:
+        """The attempt `portable` described, with this project's own settings (options, trajectory_path)."""
+        return cls.model_validate({**data, "budget": Budget(**data["budget"]), **local})
+
+    def describe(self) -> dict[str, Any]:
+        """The effective configuration as recorded next to results and in trajectories."""
+        return {
+            "agent": self.agent_name(), "model": self.model, "toolset": self.toolset, "mask": self.mask,
+            "guidance": self.guidance, "build_output": self.build_output, "first_error": self.first_error,
+            "budget": dict(self.budget.__dict__), "model_settings": self.model_settings.model_dump(),
+            "build": describe_options(self.options),
+        }  # fmt: skip
+
+
+def describe_options(options: BuildOptions) -> dict[str, Any]:
+    """The build options that change a result (not where caches or logs live)."""
+    return {
+        "jdk": options.jdk, "timeout_s": options.timeout_s, "offline": options.offline,
+        "tasks": options.tasks, "warm": options.warm, "sandbox": options.sandbox, "as_of": options.as_of,
+    }  # fmt: skip
+
+
+def _one_of(what: str, value: str, known: Any) -> str:
+    if value not in known:
+        raise ValueError(f"unknown {what} {value!r} (known: {', '.join(known)})")
+    return value
+
+
+def validated(cls: type[Model], data: dict[str, Any]) -> Model:
+    """`cls` built from `data`; the first problem as one BuildfixerError line (exit 2), naming the field."""
+    try:
+        return cls.model_validate(data)
+    except ValidationError as exc:
+        raise BuildfixerError(validation_message(exc)) from None
+
+
+def validation_message(exc: ValidationError) -> str:
+    """The first error of a ValidationError as one line: `field: what is wrong`."""
+    first = exc.errors()[0]
+    where = ".".join(str(part) for part in first["loc"]) or "config"
+    message = str(first["msg"]).removeprefix("Value error, ")
+    if first["type"] == "extra_forbidden":
+        message = "unknown setting"
+    return f"{where}: {message}"
+
+
+def read_config_file(path: Path) -> dict[str, Any]:
+    """Settings from a TOML or YAML file (by suffix): a flat table of option names and values.
+
+    Keys are the long command-line option names, with dashes or underscores (`max-calls`,
+    `max_calls`); command-line flags override them.
+    """
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise BuildfixerError(f"cannot read config file {path}: {exc.strerror or exc}") from None
+    suffix = path.suffix.lower()
+    if suffix not in (".toml", ".yaml", ".yml"):
+        raise BuildfixerError(f"config file {path}: use .toml, .yaml or .yml")
+    try:
+        data = tomllib.loads(text) if suffix == ".toml" else (yaml.safe_load(text) or {})
+    except (tomllib.TOMLDecodeError, yaml.YAMLError) as exc:
+        raise BuildfixerError(f"config file {path}: {str(exc).splitlines()[0]}") from None
+    if not isinstance(data, dict):
+        raise BuildfixerError(f"config file {path}: expected a table of settings at the top")
+    return {str(key).replace("-", "_"): value for key, value in data.items()}
+
