@@ -41,7 +41,7 @@ class Stop:
     detail: str = ""
 
     def __str__(self) -> str:
-        return f"{self.kind.value}: {self.detail}" if self.detail else self.kind.value
+        return self.detail or self.kind.value
 
     def to_dict(self) -> dict[str, Any]:
         """The record form kept in results.jsonl and trajectories."""
