@@ -207,9 +207,9 @@ def test_nested_projects_are_named_when_the_root_has_no_build(tmp_path: Path) ->
 def test_result_reports_the_failing_step_and_notes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from buildfixer.buildsys.plan import Plan
     from buildfixer.buildsys.project import run_build
-    from buildfixer.buildsys.runner import Step
+    from buildfixer.buildsys.runner import BuildStep
 
-    steps = [Step(["sh", "-c", "exit 3"]), Step(["true"])]
+    steps = [BuildStep(["sh", "-c", "exit 3"]), BuildStep(["true"])]
     monkeypatch.setattr(npm, "plan", lambda *_: Plan("npm", steps, notes=["a note"]))
     (tmp_path / "package.json").write_text("{}")
     result = run_build(tmp_path, options(tmp_path))
@@ -292,7 +292,7 @@ def test_npm_install_without_lockfile_writes_none(tmp_path: Path) -> None:
 def test_missing_submodules_are_noted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from buildfixer.buildsys.plan import Plan, missing_submodules
     from buildfixer.buildsys.project import run_build
-    from buildfixer.buildsys.runner import Step
+    from buildfixer.buildsys.runner import BuildStep
 
     (tmp_path / ".gitmodules").write_text(
         '[submodule "a"]\n\tpath = tests/toml-test\n\turl = https://example.org/a.git\n'
@@ -302,7 +302,7 @@ def test_missing_submodules_are_noted(tmp_path: Path, monkeypatch: pytest.Monkey
     (tmp_path / "vendor" / "b").mkdir(parents=True)
     (tmp_path / "vendor" / "b" / "x.c").write_text("")
     assert missing_submodules(tmp_path) == ["tests/toml-test"]
-    monkeypatch.setattr(npm, "plan", lambda *_: Plan("npm", [Step(["true"])]))
+    monkeypatch.setattr(npm, "plan", lambda *_: Plan("npm", [BuildStep(["true"])]))
     (tmp_path / "package.json").write_text("{}")
     notes = run_build(tmp_path, options(tmp_path)).environment["notes"]
     assert notes == "git submodules not checked out (the build may need them): tests/toml-test"

@@ -3,7 +3,7 @@ import sys
 import time
 from pathlib import Path
 
-from buildfixer.buildsys.runner import Step, kill_owned, owned_pids, read_tail, run_steps
+from buildfixer.buildsys.runner import BuildStep, kill_owned, owned_pids, read_tail, run_steps
 
 # A "build" that starts a child ignoring SIGTERM and a detached daemon (new session,
 # like a Gradle daemon), then hangs: the timeout must leave none of them behind.
@@ -20,9 +20,11 @@ time.sleep(600)
 def test_steps_run_in_order_and_log_everything(tmp_path: Path) -> None:
     log = tmp_path / "build.log"
     steps = [
-        Step([sys.executable, "-c", "print('first')"]),
-        Step([sys.executable, "-c", "import sys; print('second'); sys.stderr.write('oops\\n'); sys.exit(3)"]),
-        Step([sys.executable, "-c", "print('never')"]),
+        BuildStep([sys.executable, "-c", "print('first')"]),
+        BuildStep(
+            [sys.executable, "-c", "import sys; print('second'); sys.stderr.write('oops\\n'); sys.exit(3)"]
+        ),
+        BuildStep([sys.executable, "-c", "print('never')"]),
     ]
     result = run_steps(steps, cwd=tmp_path, env=dict(os.environ), log_path=log, timeout_s=60, owner="t-order")
     text = log.read_text()
@@ -38,7 +40,7 @@ def test_timeout_kills_the_whole_tree_including_detached_daemons(tmp_path: Path)
     owner = f"t-timeout-{os.getpid()}"
     start = time.monotonic()
     result = run_steps(
-        [Step([sys.executable, "-c", HANGING_BUILD])],
+        [BuildStep([sys.executable, "-c", HANGING_BUILD])],
         cwd=tmp_path,
         env=dict(os.environ),
         log_path=tmp_path / "build.log",
@@ -54,7 +56,7 @@ def test_timeout_kills_the_whole_tree_including_detached_daemons(tmp_path: Path)
 
 def test_missing_program_is_reported_not_raised(tmp_path: Path) -> None:
     result = run_steps(
-        [Step(["definitely-not-a-program-xyz"])],
+        [BuildStep(["definitely-not-a-program-xyz"])],
         cwd=tmp_path,
         env=dict(os.environ),
         log_path=tmp_path / "b.log",

@@ -2,8 +2,8 @@ import os
 import sys
 from pathlib import Path
 
-from buildfixer.buildsys.runner import Step, run_steps
-from buildfixer.buildsys.sandbox import sandbox_argv
+from buildfixer.buildsys.runner import BuildStep, run_steps
+from buildfixer.buildsys.sandbox import Bubblewrap
 
 PROBE = r"""
 import pathlib, socket, sys
@@ -26,10 +26,10 @@ def test_sandbox_allows_only_the_project_and_no_network(tmp_path: Path) -> None:
     project = tmp_path / "project"
     project.mkdir()
     outside = tmp_path / "outside.txt"
-    argv = sandbox_argv([sys.executable, "-c", PROBE, str(outside)], [project], network=False)
+    argv = Bubblewrap().wrap([sys.executable, "-c", PROBE, str(outside)], [project], network=False)
     log = tmp_path / "log.txt"
     result = run_steps(
-        [Step(argv)], cwd=project, env=dict(os.environ), log_path=log, timeout_s=60, owner="t-sb"
+        [BuildStep(argv)], cwd=project, env=dict(os.environ), log_path=log, timeout_s=60, owner="t-sb"
     )
     text = log.read_text()
     assert result.exit_code == 0, text

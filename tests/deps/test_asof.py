@@ -31,7 +31,8 @@ from buildfixer.deps.asof import (
     pin_dynamic_versions,
     published_versions,
 )
-from buildfixer.deps.registry import NPM_REGISTRY, version_key
+from buildfixer.deps.registry import NPM_REGISTRY
+from buildfixer.deps.versions import version_key
 
 UNREACHABLE = "http://unreachable.invalid/maven2"  # .invalid never resolves (RFC 2606)
 

@@ -13,15 +13,8 @@ import pytest
 from buildfixer.buildsys.options import BuildOptions
 from buildfixer.deps import package_index, registry
 from buildfixer.deps.package_index import artifact_for_package, distribution_for_module, python_distributions
-from buildfixer.deps.registry import (
-    available_versions,
-    cached_versions,
-    is_prerelease,
-    nearest_version,
-    newest_version,
-    registry_versions,
-    version_key,
-)
+from buildfixer.deps.registry import available_versions, cached_versions, registry_versions
+from buildfixer.deps.versions import is_prerelease, nearest_version, newest_version, version_key
 
 
 @pytest.fixture
@@ -184,7 +177,7 @@ def test_registry_answers_are_cached_for_a_day(
             ).encode()
         return None  # 404 everywhere else
 
-    monkeypatch.setattr(registry, "_http_get", fake_get)
+    monkeypatch.setattr(registry, "http_get", fake_get)
     assert registry_versions("python", "packaging", options) == ["23.1", "23.2"]
     assert registry_versions("python", "packaging", options) == ["23.1", "23.2"]
     assert len(calls) == 1
@@ -203,11 +196,11 @@ def test_registry_failure_and_offline(options: BuildOptions, monkeypatch: pytest
     def down(url: str, accept: str) -> bytes | None:
         raise OSError("network is unreachable")
 
-    monkeypatch.setattr(registry, "_http_get", down)
+    monkeypatch.setattr(registry, "http_get", down)
     assert registry_versions("npm", "typescript", options) is None
     assert not (options.cache_dir / "registry").exists()  # failures are not remembered
     options.offline = True
-    monkeypatch.setattr(registry, "_http_get", lambda url, accept: pytest.fail("offline must not fetch"))
+    monkeypatch.setattr(registry, "http_get", lambda url, accept: pytest.fail("offline must not fetch"))
     assert registry_versions("npm", "typescript", options) is None
 
 
@@ -216,10 +209,10 @@ def test_available_versions_unions_caches_and_registry(
 ) -> None:
     m2_jar(options, "com.google.code.gson", "gson", "2.8.9", ["com/google/gson/Gson.class"])
     metadata = b"<metadata><versions><version>2.8.8</version><version>2.10.1</version></versions></metadata>"
-    monkeypatch.setattr(registry, "_http_get", lambda url, accept: metadata if "repo1" in url else None)
+    monkeypatch.setattr(registry, "http_get", lambda url, accept: metadata if "repo1" in url else None)
     assert available_versions("gradle", "com.google.code.gson:gson", options) == ["2.8.8", "2.8.9", "2.10.1"]
     urls: list[str] = []
-    monkeypatch.setattr(registry, "_http_get", lambda url, accept: urls.append(url))
+    monkeypatch.setattr(registry, "http_get", lambda url, accept: urls.append(url))
     registry_versions("gradle", "org.x.plugin:org.x.plugin.gradle.plugin", options, ["https://jitpack.io/"])
     assert urls[0].startswith(registry.GRADLE_PLUGINS) and urls[1].startswith(
         "https://jitpack.io/org/x/plugin"

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.core.records import CATEGORIES
-from buildfixer.logs.analyze import Analysis, analyze_file, analyze_text, detect_build_system
+from buildfixer.logs.analyze import Analysis, analyze_file, analyze_text, build_system_of_log
 
 
 def test_to_dict_is_exactly_the_contract():
@@ -46,8 +46,8 @@ def test_a_failed_rerun_after_a_success_is_analyzed():
         ("plain text", None),
     ],
 )
-def test_detect_build_system(log, system):
-    assert detect_build_system(log.splitlines()) == system
+def test_build_system_of_log(log, system):
+    assert build_system_of_log(log.splitlines()) == system
 
 
 def test_empty_log():

@@ -73,7 +73,7 @@ def test_artifact_name_alone_is_qualified_when_unique(gradle: Path, tmp_path: Pa
 def test_upgrade_to_the_newest_known_release(
     gradle: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(registry, "_http_get", lambda url, accept: pytest.fail("offline"))
+    monkeypatch.setattr(registry, "http_get", lambda url, accept: pytest.fail("offline"))
     repo = tmp_path / "cache" / "m2" / "repository" / "com" / "google" / "code" / "gson" / "gson"
     for version in ("2.8.9", "2.10.1", "2.11.0-rc1"):
         (repo / version).mkdir(parents=True)

@@ -241,7 +241,8 @@ def run_one(
         attempt["budget"]["max_wall_s"] = config.attempt_timeout_s * 0.9
     task = {
         "instance": instance, "sample": sample, "dataset_dir": str(dataset_dir), "attempt": attempt,
-        "build_timeout_s": config.build_timeout_s, "cache_dir": str(cache_root()), "trajectory": str(trajectory),
+        "build_timeout_s": config.build_timeout_s, "cache_dir": str(cache_root()),
+        "trajectory": str(trajectory),
     }  # fmt: skip
     with tempfile.TemporaryDirectory(prefix="bench-") as tmp:
         task_path, result_path = Path(tmp) / "task.json", Path(tmp) / "result.json"

@@ -63,7 +63,8 @@ def run_task(task: dict[str, Any]) -> dict[str, Any]:
         cache_dir=Path(task["cache_dir"]),
         as_of=instance.get("as_of"),  # the world the instance was curated in
     )
-    portable = {**task["attempt"], "model": model_for_instance(task["attempt"]["model"], instance["instance_id"])}
+    portable = dict(task["attempt"])
+    portable["model"] = model_for_instance(portable["model"], instance["instance_id"])  # per-instance scripts
     config = AttemptConfig.from_portable(portable, options=options, trajectory_path=Path(task["trajectory"]))
     workspace = _workspace(task)
     _OWNER.append(options.owner_token(workspace.root))

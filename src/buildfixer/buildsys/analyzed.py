@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from buildfixer.buildsys.options import BuildOptions
 from buildfixer.buildsys.project import run_build
 from buildfixer.core.records import BuildError, BuildResult
-
-if TYPE_CHECKING:
-    from buildfixer.logs.analyze import Analysis
+from buildfixer.logs.analyze import Analysis, analyze_file
+from buildfixer.logs.locate import locate_in_project
 
 
 def attach_analysis(result: BuildResult, project: Path | None = None) -> Analysis | None:
@@ -21,10 +19,6 @@ def attach_analysis(result: BuildResult, project: Path | None = None) -> Analysi
     """
     if result.status == "success":
         return None
-    # Imported here: a successful build never pays for compiling the parsers' patterns.
-    from buildfixer.logs.analyze import analyze_file
-    from buildfixer.logs.locate import locate_in_project
-
     analysis = analyze_file(Path(result.log_path))
     if project is not None:
         locate_in_project(analysis.errors, project)

@@ -8,7 +8,9 @@ from pathlib import Path
 from buildfixer.buildsys.jdk import Jdk
 from buildfixer.buildsys.options import BuildOptions
 from buildfixer.buildsys.plan import Plan, executable, java_env, version_from_jar_dir
-from buildfixer.buildsys.runner import Step
+from buildfixer.buildsys.runner import BuildStep
+
+name = "gradle"  # this module is a core.protocols.BuildSystem: name, detect, plan
 
 BUILD_FILES = ("build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts")
 _ANDROID_PLUGIN = re.compile(r"com\.android\.(application|library|dynamic-feature|test)|android\s*\{")
@@ -104,7 +106,7 @@ def plan(project: Path, options: BuildOptions, jdk: Jdk | None) -> Plan:
             "cannot be evaluated, so the build below is not the project's"
         )
     running = tools["gradle"].split()[0]
-    if jdk is not None and (limit := _java_limit(running, system=dist is None)) and jdk.version > limit:
+    if jdk is not None and (limit := java_limit(running, system=dist is None)) and jdk.version > limit:
         notes.append(
             f"Gradle {running} runs on Java {limit} at most, not on JDK {jdk.version}: tasks may fail "
             "for that reason alone (on JDK 24+, test workers stop at 'Security Manager is not supported')"
@@ -117,13 +119,13 @@ def plan(project: Path, options: BuildOptions, jdk: Jdk | None) -> Plan:
     steps = []
     if not options.warm:
         # The cold protocol of the study: stop daemons, then clean and build from scratch.
-        steps.append(Step([*launcher, "--stop"]))
+        steps.append(BuildStep([*launcher, "--stop"]))
         tasks = ["clean", *tasks]
     elif _jdk_changed(state, jdk) and "clean" not in tasks:
         # Gradle 4.x keeps tasks UP-TO-DATE across a JDK switch: without clean the
         # old JDK's verdict would stand.
         tasks = ["clean", *tasks]
-    steps.append(Step([*launcher, *tasks, *flags]))
+    steps.append(BuildStep([*launcher, *tasks, *flags]))
     env = {
         **java_env(jdk),
         "GRADLE_USER_HOME": str(user_home),
@@ -144,7 +146,7 @@ _FIRST_GRADLE_FOR_JAVA = {
 _DEBIAN_GRADLE = ("4.4.1", 17)
 
 
-def _java_limit(version: str, system: bool) -> int | None:
+def java_limit(version: str, system: bool) -> int | None:
     """Newest Java this Gradle version runs on; None when the version is unknown or too new to judge."""
     if system and version == _DEBIAN_GRADLE[0]:
         return _DEBIAN_GRADLE[1]

@@ -8,7 +8,9 @@ from pathlib import Path
 from buildfixer.buildsys.jdk import Jdk
 from buildfixer.buildsys.options import BuildOptions
 from buildfixer.buildsys.plan import Plan, executable, java_env, version_from_jar_dir
-from buildfixer.buildsys.runner import Step
+from buildfixer.buildsys.runner import BuildStep
+
+name = "maven"  # this module is a core.protocols.BuildSystem: name, detect, plan
 
 
 def detect(project: Path) -> bool:
@@ -47,7 +49,7 @@ def plan(project: Path, options: BuildOptions, jdk: Jdk | None) -> Plan:
             f"the Maven wrapper asks for Maven {wanted}, which is not downloaded here; "
             f"built with the system Maven {system_version} instead"
         )
-    return Plan("maven", [Step([*launcher, *flags, *goals])], java_env(jdk), tools, notes)
+    return Plan("maven", [BuildStep([*launcher, *flags, *goals])], java_env(jdk), tools, notes)
 
 
 def _wrapper_cached(version: str) -> bool:

@@ -14,8 +14,10 @@ from pathlib import Path
 from buildfixer.buildsys.jdk import Jdk
 from buildfixer.buildsys.options import BuildOptions
 from buildfixer.buildsys.plan import Plan, executable, files_digest, stamp_matches
-from buildfixer.buildsys.runner import Step
+from buildfixer.buildsys.runner import BuildStep
 from buildfixer.core.errors import BuildfixerError
+
+name = "npm"  # this module is a core.protocols.BuildSystem: name, detect, plan
 
 _LOCKFILES = ["package-lock.json", "npm-shrinkwrap.json"]
 # Lockfiles of the other package managers, which npm does not read; corepack provides them.
@@ -72,12 +74,12 @@ def plan(project: Path, options: BuildOptions, jdk: Jdk | None) -> Plan:
         digest = hashlib.sha256(f"{digest}\0as-of={as_of}".encode()).hexdigest()
     stamp = state / "node-modules.sha256"
     manager = package_manager(project)
-    steps: list[Step] = []
+    steps: list[BuildStep] = []
     env: dict[str, str] = {}
     tools = {"node": _version("node"), "npm": _version("npm")}
     notes: list[str] = []
     corepack = executable("corepack")
-    enable: Step | None = None
+    enable: BuildStep | None = None
     if manager != "npm" and corepack is None:
         notes.append(
             f"the project uses {manager}, but corepack is not installed to provide it: "
@@ -114,18 +116,18 @@ def plan(project: Path, options: BuildOptions, jdk: Jdk | None) -> Plan:
         if not options.warm or (dated.read_text() if dated.is_file() else "") != (as_of or ""):
             shutil.rmtree(project / "node_modules", ignore_errors=True)
             dated.unlink(missing_ok=True)
-        steps.append(Step(install, stamps={stamp: digest, **({dated: as_of} if as_of else {})}))
+        steps.append(BuildStep(install, stamps={stamp: digest, **({dated: as_of} if as_of else {})}))
     if options.tasks:  # explicit scripts replace the default build and test
-        steps += [Step([*run, "run", task]) for task in options.tasks]
+        steps += [BuildStep([*run, "run", task]) for task in options.tasks]
     else:
         available = scripts(project)
         if "build" in available:
-            steps.append(Step([*run, "run", "build"]))
+            steps.append(BuildStep([*run, "run", "build"]))
         test = available.get("test", "")
         if test and _PLACEHOLDER_TEST not in test:
-            steps.append(Step([*run, "test"]))
+            steps.append(BuildStep([*run, "test"]))
     if not steps:  # warm, installed, nothing to run: check the installation is still sound
-        steps.append(Step([npm, "ls", "--depth=0"]))
+        steps.append(BuildStep([npm, "ls", "--depth=0"]))
     # Every npm call (scripts too, not only the install) keeps its cache and debug logs with ours.
     env = {"npm_config_cache": str(options.cache_dir / "npm"), **env}
     return Plan("npm", steps, env, tools, notes)
@@ -133,7 +135,7 @@ def plan(project: Path, options: BuildOptions, jdk: Jdk | None) -> Plan:
 
 def _corepack_plan(
     corepack: str, manager: str, state: Path, options: BuildOptions
-) -> tuple[Step, list[str], list[str], dict[str, str]]:
+) -> tuple[BuildStep, list[str], list[str], dict[str, str]]:
     """Enable step, launcher, install command and environment of a pnpm or yarn project.
 
     corepack fetches the package manager from the npm registry (once, into our cache) and puts
@@ -141,7 +143,7 @@ def _corepack_plan(
     """
     shims = state / "corepack-bin"
     shims.mkdir(parents=True, exist_ok=True)
-    enable = Step([corepack, "enable", "--install-directory", str(shims), manager])
+    enable = BuildStep([corepack, "enable", "--install-directory", str(shims), manager])
     run = [str(shims / manager)]
     env = {
         "COREPACK_HOME": str(options.cache_dir / "corepack"),

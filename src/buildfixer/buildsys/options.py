@@ -48,7 +48,8 @@ class BuildOptions:
             the project path when None.
         log_path: Where the full log goes; inside state_dir when None.
         extra_env: Variables added to the build's environment.
-        sandbox: Run every step under bubblewrap: host read-only, only the project, the caches
+        sandbox: Where every step runs (buildsys.sandbox.SANDBOXES): "none", or "bubblewrap":
+            host read-only, only the project, the caches
             and the state directory writable; no network at all when `offline` is set.
         as_of: Build with the dependencies as they were at this moment, an ISO 8601 UTC timestamp
             ("2022-03-01T12:00:00Z"), to replay old commits; None builds with today's. pip only
@@ -67,7 +68,7 @@ class BuildOptions:
     state_dir: Path | None = None
     log_path: Path | None = None
     extra_env: dict[str, str] = field(default_factory=dict)
-    sandbox: bool = False
+    sandbox: str = "none"
     as_of: str | None = None
 
     def state_for(self, project: Path) -> Path:

@@ -12,7 +12,7 @@ from functools import cache
 from pathlib import Path
 
 from buildfixer.buildsys.jdk import Jdk
-from buildfixer.buildsys.runner import Step
+from buildfixer.buildsys.runner import BuildStep
 
 
 @dataclass
@@ -29,7 +29,7 @@ class Plan:
     """
 
     build_system: str
-    steps: list[Step]
+    steps: list[BuildStep]
     env: dict[str, str] = field(default_factory=dict)
     tools: dict[str, str] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)

@@ -6,20 +6,20 @@ import os
 import platform
 import time
 from pathlib import Path
-from types import ModuleType
 
 from buildfixer.buildsys import gradle, maven, npm, python
 from buildfixer.buildsys.jdk import Jdk, default_jdk, find_jdk
 from buildfixer.buildsys.options import BuildOptions
 from buildfixer.buildsys.plan import missing_submodules
 from buildfixer.buildsys.runner import kill_owned, read_tail, run_steps
-from buildfixer.buildsys.sandbox import sandbox_argv
+from buildfixer.buildsys.sandbox import get_sandbox
 from buildfixer.core.errors import BuildfixerError
+from buildfixer.core.protocols import BuildSystem
 from buildfixer.core.records import BuildResult, Status
 
 # Detection order matters for mixed repositories: a React Native app has package.json at the
 # root and Gradle under android/; a Gradle or Maven file at the root wins.
-SYSTEMS: dict[str, ModuleType] = {"gradle": gradle, "maven": maven, "python": python, "npm": npm}
+SYSTEMS: dict[str, BuildSystem] = {system.name: system for system in (gradle, maven, python, npm)}
 JVM_SYSTEMS = ("gradle", "maven")
 
 
@@ -80,10 +80,10 @@ def run_build(project: Path, options: BuildOptions | None = None, system: str | 
         options.log_path or state / "logs" / f"build-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.log"
     )
     argvs = [list(step.argv) for step in plan.steps]  # reported without the sandbox wrapper
-    if options.sandbox:
-        writable = [project, options.cache_dir, state]
+    if options.sandbox != "none":
+        sandbox, writable = get_sandbox(options.sandbox), [project, options.cache_dir, state]
         for step in plan.steps:
-            step.argv = sandbox_argv(step.argv, writable, network=not options.offline)
+            step.argv = sandbox.wrap(step.argv, writable, network=not options.offline)
     env = {**os.environ, **options.extra_env, **plan.env}
     owner = options.owner_token(project)
     run = run_steps(
@@ -107,7 +107,7 @@ def run_build(project: Path, options: BuildOptions | None = None, system: str | 
         "java_home": jdk.path if jdk else "",
         "offline": str(options.offline).lower(),
         "warm": str(options.warm).lower(),
-        "sandbox": str(options.sandbox).lower(),
+        "sandbox": options.sandbox,
     }
     notes = list(plan.notes)
     if submodules := missing_submodules(project):

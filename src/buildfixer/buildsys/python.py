@@ -16,7 +16,9 @@ from buildfixer.buildsys import dated_index, poetry
 from buildfixer.buildsys.jdk import Jdk
 from buildfixer.buildsys.options import BuildOptions
 from buildfixer.buildsys.plan import Plan, files_digest, stamp_matches
-from buildfixer.buildsys.runner import Step
+from buildfixer.buildsys.runner import BuildStep
+
+name = "python"  # this module is a core.protocols.BuildSystem: name, detect, plan
 
 MARKERS = ("pyproject.toml", "setup.py", "setup.cfg")
 _REQUIREMENTS = ["requirements.txt", "requirements-dev.txt", "requirements-test.txt", "test-requirements.txt"]
@@ -169,29 +171,31 @@ def plan(project: Path, options: BuildOptions, jdk: Jdk | None) -> Plan:
     if options.offline:
         pip.append("--no-index")
     package = installable(project)
-    steps: list[Step] = []
+    steps: list[BuildStep] = []
     if not reuse:
-        steps.append(Step([sys.executable, "-m", "venv", str(venv)], label=f"python -m venv {venv.name}"))
+        steps.append(
+            BuildStep([sys.executable, "-m", "venv", str(venv)], label=f"python -m venv {venv.name}")
+        )
         # The dated index (a server) starts only when something will be installed from it.
         dated, dated_env = _dated_index(as_of, options) if as_of and not options.offline else ([], {})
         for req in _REQUIREMENTS:
             if (project / req).is_file():
-                steps.append(Step([*pip, *dated, "-r", req], env=dict(dated_env)))
+                steps.append(BuildStep([*pip, *dated, "-r", req], env=dict(dated_env)))
         target = f".[{extra}]" if extra else "."
         if package and dated:
             # Dated build backends predate PEP 660 editables: build from the dated world, then
             # swap in an editable copy built by today's backend, dependencies untouched.
-            steps.append(Step([*pip, *dated, target, *more], env=dict(dated_env)))
-            steps.append(Step([*pip, "--no-deps", "-e", "."]))
+            steps.append(BuildStep([*pip, *dated, target, *more], env=dict(dated_env)))
+            steps.append(BuildStep([*pip, "--no-deps", "-e", "."]))
         elif package:
             # Editable: tracebacks then point at the project's own files, where a fix goes.
-            steps.append(Step([*pip, "-e", target, *more]))
+            steps.append(BuildStep([*pip, "-e", target, *more]))
         elif more:
-            steps.append(Step([*pip, *dated, *more], env=dict(dated_env)))
+            steps.append(BuildStep([*pip, *dated, *more], env=dict(dated_env)))
         steps[-1].stamps[stamp] = digest  # installation complete: a warm build may reuse it
-    steps.append(Step([python, "-m", "compileall", "-q", "-x", _COMPILE_EXCLUDE, "."]))
+    steps.append(BuildStep([python, "-m", "compileall", "-q", "-x", _COMPILE_EXCLUDE, "."]))
     if tests:
-        steps.append(Step([python, "-m", "pytest", "-q", "-p", "no:cacheprovider"]))
+        steps.append(BuildStep([python, "-m", "pytest", "-q", "-p", "no:cacheprovider"]))
     env = {
         "PIP_CACHE_DIR": str(options.cache_dir / "pip"),
         "VIRTUAL_ENV": str(venv),

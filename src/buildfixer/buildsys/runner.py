@@ -27,7 +27,7 @@ _GRACE_S = 3.0
 
 
 @dataclass
-class Step:
+class BuildStep:
     """One command of a build, run in `cwd` (the project directory when None)."""
 
     argv: list[str]
@@ -53,7 +53,7 @@ class RunResult:
 
 
 def run_steps(
-    steps: Sequence[Step],
+    steps: Sequence[BuildStep],
     *,
     cwd: Path,
     env: dict[str, str],
@@ -93,7 +93,7 @@ def run_steps(
 
 
 def _run_one(
-    step: Step, cwd: Path, env: dict[str, str], log: BinaryIO, deadline: float, owner: str
+    step: BuildStep, cwd: Path, env: dict[str, str], log: BinaryIO, deadline: float, owner: str
 ) -> tuple[int, bool]:
     remaining = deadline - time.monotonic()
     if remaining <= 0:

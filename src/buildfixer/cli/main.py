@@ -86,7 +86,8 @@ def build(
         path = workspace.root
 
     options = BuildOptions(
-        jdk=jdk, timeout_s=timeout, offline=offline, tasks=task or None, warm=not cold, sandbox=sandbox
+        jdk=jdk, timeout_s=timeout, offline=offline, tasks=task or None, warm=not cold,
+        sandbox="bubblewrap" if sandbox else "none",
     )
     try:
         result, _ = build_and_analyze(path, options, system)

@@ -33,6 +33,16 @@ MaxTimeOpt = Annotated[float | None, typer.Option(help="Wall-time budget per att
 TemperatureOpt = Annotated[float | None, typer.Option(help="Sampling temperature.")]
 MaxOutputOpt = Annotated[int | None, typer.Option(help="Longest model reply, in tokens.")]
 SeedOpt = Annotated[int | None, typer.Option(help="Sampling seed, for providers that honour one.")]
+OnlyOpt = Annotated[
+    list[str] | None,
+    typer.Option("--only", help="Only these instances: ids or globs, comma-separated or repeated."),
+]
+WorkersOpt = Annotated[int | None, typer.Option(help="Instances at once (default: one per 2 cores).")]
+
+
+def only_patterns(only: list[str] | None) -> str | None:
+    """Repeated --only values as the one comma-separated selection bench.dataset.select_instances reads."""
+    return ",".join(only) if only else None
 
 # Options of the attempt itself, by parameter name (what a config file may hold besides a
 # command's own options).

@@ -29,7 +29,8 @@ from typing import Literal
 
 from buildfixer.buildsys.options import parse_as_of
 from buildfixer.deps import manage as deps
-from buildfixer.deps.registry import MAVEN_CENTRAL, _http_get, is_prerelease, version_key
+from buildfixer.deps.registry import MAVEN_CENTRAL, http_get
+from buildfixer.deps.versions import is_prerelease, version_key
 
 Kind = Literal["range", "latest", "snapshot", "prefix"]
 LISTING_TTL_S = 24 * 3600
@@ -302,7 +303,7 @@ def published_versions(
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         pass
     try:
-        body = _http_get(url, "text/html")
+        body = http_get(url, "text/html")
     except (OSError, ValueError) as exc:  # DNS, refused, timeout, HTTP 5xx, a malformed URL
         return f"cannot read {url}: {getattr(exc, 'reason', None) or exc}"
     if body is None:
@@ -345,7 +346,7 @@ def _rewrite(project: Path, pinned: list[tuple[DynamicVersion, str]]) -> list[Dy
 def _own_modules(project: Path) -> set[tuple[str, str]]:
     """(group, artifact) of the project's own modules: Maven poms, Gradle (sub)projects."""
     own: set[tuple[str, str]] = set()
-    for pom in deps.walk_files(project, ["pom.xml"]):
+    for pom in deps.find_build_files(project, ["pom.xml"]):
         try:
             root = ET.fromstring(deps.read(pom))
         except ET.ParseError:
@@ -362,7 +363,7 @@ def _own_modules(project: Path) -> set[tuple[str, str]]:
         "settings.gradle.kts",
         "gradle.properties",
     ]
-    scripts = deps.walk_files(project, gradle_files)
+    scripts = deps.find_build_files(project, gradle_files)
     groups: set[str] = set()
     names = {project.resolve().name}
     for script in scripts:

@@ -13,7 +13,7 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
-from buildfixer.deps.manage import Declaration, Edit, read, rel, span_edit, walk_files, whole_file_edit
+from buildfixer.deps.base import Declaration, Edit, find_build_files, read, rel, span_edit, whole_file_edit
 
 GRADLE_FILES = ("build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts")
 _GRADLE_ALL = (*GRADLE_FILES, "gradle.properties", "*.versions.toml")
@@ -23,11 +23,11 @@ _TAGS = ("dependency", "plugin", "extension", "path", "parent")
 def find(project: Path, name: str) -> list[Declaration]:
     """Declarations of `name` in Gradle and Maven build files."""
     found: list[Declaration] = []
-    gradle_files = walk_files(project, _GRADLE_ALL)
+    gradle_files = find_build_files(project, _GRADLE_ALL)
     for path in gradle_files:
         text = read(path)
         found += _gradle_declarations(project, path, text, name, gradle_files)
-    for path in walk_files(project, ["pom.xml"]):
+    for path in find_build_files(project, ["pom.xml"]):
         found += _maven_declarations(project, path, name)
     return found
 
@@ -35,7 +35,7 @@ def find(project: Path, name: str) -> list[Declaration]:
 def repositories(project: Path) -> list[str]:
     """Repository URLs of `maven { url ... }` blocks and `<repository>`/`<pluginRepository>` elements."""
     urls: list[str] = []
-    for path in walk_files(project, [*GRADLE_FILES, "pom.xml"]):
+    for path in find_build_files(project, [*GRADLE_FILES, "pom.xml"]):
         text = read(path)
         urls += re.findall(
             r"maven\s*[({]\s*(?:url\s*[=(]?\s*)?(?:uri\()?\s*['\"](https?://[^'\"]+)['\"]", text
@@ -48,7 +48,7 @@ def repositories(project: Path) -> list[str]:
 def names(project: Path) -> list[str]:
     """Every group:artifact the Gradle and Maven build files name (declared or managed)."""
     found: list[str] = []
-    for path in walk_files(project, _GRADLE_ALL):
+    for path in find_build_files(project, _GRADLE_ALL):
         text = read(path)
         found += [f"{g}:{a}" for g, a in re.findall(r"['\"]([\w.-]+):([\w.-]+):[^'\"\s]*['\"]", text)]
         found += [
@@ -58,7 +58,7 @@ def names(project: Path) -> list[str]:
             )
         ]
         found += [f"{g}:{a}" for g, a in re.findall(r"module\s*=\s*\"([\w.-]+):([\w.-]+)\"", text)]
-    for path in walk_files(project, ["pom.xml"]):
+    for path in find_build_files(project, ["pom.xml"]):
         masked = _mask(read(path))
         for kind in _TAGS:
             for block in re.finditer(rf"<{kind}>(.*?)</{kind}>", masked, re.DOTALL):
@@ -346,7 +346,7 @@ def _maven_version(
     if not prop:
         return Declaration(file, name, version, decl_text, file, start, start + len(version), kind)
     # The property is defined in this pom or another pom of the project (a parent).
-    for pom in [path] + [p for p in walk_files(project, ["pom.xml"]) if p.resolve() != path.resolve()]:
+    for pom in [path] + [p for p in find_build_files(project, ["pom.xml"]) if p.resolve() != path.resolve()]:
         pom_text = read(pom)
         masked = _mask(pom_text)
         for props in re.finditer(r"<properties>(.*?)</properties>", masked, re.DOTALL):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from buildfixer.deps.manage import Declaration, Edit, read, rel, span_edit, walk_files
+from buildfixer.deps.base import Declaration, Edit, find_build_files, read, rel, span_edit
 from buildfixer.deps.python import python_add
 
 _NPM_SECTIONS = ("dependencies", "devDependencies", "peerDependencies", "optionalDependencies")
@@ -28,7 +28,7 @@ def normalize(name: str) -> str:
 
 
 def _requirement_files(project: Path) -> list[Path]:
-    files = walk_files(project, ("pyproject.toml", "setup.cfg", "setup.py", "*.txt"))
+    files = find_build_files(project, ("pyproject.toml", "setup.cfg", "setup.py", "*.txt"))
     return [
         f for f in files if not f.name.endswith(".txt") or "requirements" in f.name or "constraints" in f.name
     ]
@@ -45,7 +45,7 @@ def find(project: Path, name: str) -> list[Declaration]:
     if ":" not in name:
         for path in _requirement_files(project):
             found += _python_declarations(project, path, name)
-        for path in walk_files(project, ["package.json"]):
+        for path in find_build_files(project, ["package.json"]):
             found += _npm_declarations(project, path, name)
     return found
 

@@ -1,6 +1,6 @@
 """Which artifact provides a Java package, which distribution a Python module: read from local caches.
 
-JVM: every jar of the Gradle and Maven caches (`registry.gradle_homes`, `maven_repositories`)
+JVM: every jar of the Gradle and Maven caches (`caches.gradle_homes`, `maven_repositories`)
 is listed once; its packages are kept in `cache_dir/index/jvm-packages.json`, keyed by jar path
 and mtime, so later lookups only read new jars. Python: `*.dist-info` directories of the running
 interpreter, of our build venvs (`cache_dir/state/*/venv`) and wheels in the pip cache and
@@ -23,8 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from buildfixer.buildsys.options import BuildOptions
+from buildfixer.deps.caches import gradle_homes, maven_repositories
 from buildfixer.deps.jars import module_name
-from buildfixer.deps.registry import gradle_homes, is_prerelease, maven_repositories, version_key
+from buildfixer.deps.versions import is_prerelease, version_key
 
 _INDEX_VERSION = 2  # 2: jar entries also hold their JPMS module name
 _SKIP_JAR = ("-sources.jar", "-javadoc.jar", "-tests.jar", "-test-sources.jar")

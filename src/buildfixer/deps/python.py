@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from buildfixer.deps.manage import Edit, read, rel, span_edit
+from buildfixer.deps.base import Edit, read, rel, span_edit
 
 _TEST_EXTRAS = ("test", "tests", "testing", "dev")
 

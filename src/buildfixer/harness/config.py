@@ -26,6 +26,7 @@ from pydantic import (
 from buildfixer.agents.loop import Budget
 from buildfixer.agents.registry import get_agent
 from buildfixer.buildsys.options import BuildOptions
+from buildfixer.buildsys.sandbox import SANDBOXES
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.tools.presets import MASK_MODES, PRESETS
 
@@ -131,6 +132,7 @@ class AttemptConfig(BaseModel):
             raise ValueError("the build timeout must be positive")
         if options.jdk is not None and not 1 <= options.jdk <= 99:
             raise ValueError(f"no Java version {options.jdk}")
+        _one_of("sandbox", options.sandbox, SANDBOXES)
         return options
 
     @model_validator(mode="after")

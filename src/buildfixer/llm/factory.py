@@ -17,6 +17,8 @@ from typing import Any
 
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.llm.base import Model
+from buildfixer.llm.litellm_model import LiteLLMModel
+from buildfixer.llm.scripted import ScriptedModel, load_script
 
 SCRIPTED_PREFIX = "scripted:"
 DEFAULT_SCRIPT = "default.json"
@@ -43,8 +45,6 @@ def make_model(spec: str, **kwargs: Any) -> Model:
     if not spec:
         raise BuildfixerError("no model given (e.g. --model openai/gpt-4.1 or --model scripted:steps.json)")
     if spec.startswith(SCRIPTED_PREFIX):
-        from buildfixer.llm.scripted import ScriptedModel, load_script
-
         path = spec[len(SCRIPTED_PREFIX) :]
         if not path:
             raise BuildfixerError("scripted: needs a script path, e.g. scripted:steps.json")
@@ -54,8 +54,6 @@ def make_model(spec: str, **kwargs: Any) -> Model:
                 "to repair one project give a script file"
             )
         return ScriptedModel(load_script(path), name=spec)
-
-    from buildfixer.llm.litellm_model import LiteLLMModel
 
     options = {key: value for key, value in kwargs.items() if value is not None}
     options["api_base"] = options.get("api_base") or os.environ.get(API_BASE_ENV) or None

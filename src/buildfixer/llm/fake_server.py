@@ -22,7 +22,14 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import Any
 
-from buildfixer.llm.scripted import SCRIPT_FINISHED, arguments_text, estimate_tokens, validate_steps
+from buildfixer.core.errors import BuildfixerError
+from buildfixer.llm.scripted import (
+    SCRIPT_FINISHED,
+    arguments_text,
+    estimate_tokens,
+    load_script,
+    validate_steps,
+)
 
 _ERROR_TYPES = {
     400: "invalid_request_error",
@@ -272,9 +279,6 @@ class _Handler(BaseHTTPRequestHandler):
 
 def main(argv: list[str] | None = None) -> int:
     """Command line: serve a script until interrupted, printing the base URL first."""
-    from buildfixer.core.errors import BuildfixerError
-    from buildfixer.llm.scripted import load_script
-
     parser = argparse.ArgumentParser(
         prog="python -m buildfixer.llm.fake_server",
         description="Serve a scripted model over the OpenAI chat-completions API on 127.0.0.1.",

@@ -78,6 +78,7 @@ def load_litellm() -> Any:
     if _litellm is None:
         # The price map ships with litellm: do not fetch it from the network on import.
         os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+        # lazy: litellm takes ~3.6 s to import; only a real call needs it.
         module: Any = importlib.import_module("litellm")
         module.drop_params = True  # a provider that lacks a parameter (temperature...) ignores it
         module.suppress_debug_info = True  # no "Give Feedback / Get Help" banners on stdout

@@ -134,7 +134,7 @@ class Analysis:
         }
 
 
-def detect_build_system(lines: list[str]) -> str | None:
+def build_system_of_log(lines: list[str]) -> str | None:
     """Guess which build system wrote a log.
 
     Args:
@@ -182,7 +182,7 @@ def analyze_text(text: str) -> Analysis:
     """
     lines = clean_log(text).lines
     joined = "\n".join(lines)
-    build_system = detect_build_system(lines)
+    build_system = build_system_of_log(lines)
     if _succeeded(joined):
         return Analysis(errors=[], category=None, build_system=build_system, lines=lines)
     errors = _run_parsers(lines, joined)

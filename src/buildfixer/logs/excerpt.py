@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from buildfixer.logs.text import clean_lines
+
 _LOG_HEAD, _LOG_TAIL = 4_000, 16_000  # characters of a long log kept from its start and its end
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 _TIMINGS = (
@@ -36,6 +38,4 @@ def normalize_log(text: str, root: Path, cache_dir: Path) -> str:
 
 def log_excerpt(text: str, root: Path, cache_dir: Path) -> str:
     """`normalize_log` of the cleaned log (no ANSI codes, progress redraws or tool noise)."""
-    from buildfixer.logs.text import clean_lines
-
     return normalize_log("\n".join(clean_lines(text)), root, cache_dir)

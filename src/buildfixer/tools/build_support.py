@@ -16,11 +16,13 @@ from dataclasses import replace
 from pathlib import Path
 
 from buildfixer.buildsys import gradle, maven
+from buildfixer.buildsys.analyzed import attach_analysis
 from buildfixer.buildsys.project import run_build
-from buildfixer.buildsys.runner import RunResult, Step, kill_owned, run_steps
-from buildfixer.buildsys.sandbox import sandbox_argv
+from buildfixer.buildsys.runner import BuildStep, RunResult, kill_owned, run_steps
+from buildfixer.buildsys.sandbox import get_sandbox
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.core.records import BuildResult
+from buildfixer.logs.condense import condense
 from buildfixer.logs.text import clean_log, decode_log
 from buildfixer.tools.base import DEFAULT_OUTPUT_LIMIT, ToolError, cap_output
 from buildfixer.tools.context import ToolContext
@@ -121,9 +123,6 @@ def raw_view(result: BuildResult, room: int = OUTPUT_ROOM) -> str:
 
 def condensed_view(result: BuildResult, project: Path) -> str:
     """Status line, notes, then the analyzer's view: root error at file:line, context, other errors."""
-    from buildfixer.buildsys.analyzed import attach_analysis
-    from buildfixer.logs.condense import condense
-
     try:
         analysis = attach_analysis(result, project)
     except BuildfixerError:
@@ -178,7 +177,9 @@ def run_command(
     log = Path(name)
     owner = f"{ctx.options.owner_token(ctx.root)}-{kind}"
     try:
-        run = run_steps([Step(argv)], cwd=ctx.root, env=env, log_path=log, timeout_s=timeout_s, owner=owner)
+        run = run_steps(
+            [BuildStep(argv)], cwd=ctx.root, env=env, log_path=log, timeout_s=timeout_s, owner=owner
+        )
         kill_owned(owner)  # nothing a command started outlives it
         text = log.read_bytes().decode("utf-8", errors="replace")
     finally:
@@ -191,12 +192,12 @@ def run_command(
 
 
 def sandboxed(ctx: ToolContext, argv: list[str]) -> list[str]:
-    """The command under bubblewrap when the context's builds are sandboxed (with their writable paths)."""
-    if not ctx.options.sandbox:
+    """The command in the sandbox the context's builds run in (with their writable paths)."""
+    if ctx.options.sandbox == "none":
         return argv
     writable = [ctx.root, ctx.options.cache_dir, ctx.options.state_for(ctx.root)]
     try:
-        return sandbox_argv(argv, writable, network=not ctx.options.offline)
+        return get_sandbox(ctx.options.sandbox).wrap(argv, writable, network=not ctx.options.offline)
     except BuildfixerError as exc:
         raise ToolError(str(exc)) from None
 

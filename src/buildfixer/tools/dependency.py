@@ -10,7 +10,8 @@ from __future__ import annotations
 import re
 
 from buildfixer.deps import manage as deps
-from buildfixer.deps.registry import available_versions, newest_version
+from buildfixer.deps.registry import available_versions
+from buildfixer.deps.versions import newest_version
 from buildfixer.tools.base import Tool, ToolError, make_tool
 from buildfixer.tools.context import ToolContext
 
@@ -31,7 +32,9 @@ def _qualified(ctx: ToolContext, dependency: str) -> list[str]:
     """group:artifact names declared in the JVM build files whose artifact is `dependency`."""
     name = re.escape(dependency)
     groups: list[str] = []
-    for path in deps.walk_files(ctx.root, ("build.gradle", "build.gradle.kts", "*.versions.toml", "pom.xml")):
+    for path in deps.find_build_files(
+        ctx.root, ("build.gradle", "build.gradle.kts", "*.versions.toml", "pom.xml")
+    ):
         text = deps.read(path)
         groups += re.findall(rf"['\"]([\w.-]+):{name}(?=[:'\"@])", text)
         groups += re.findall(

@@ -13,7 +13,12 @@ from typing import Any
 
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.tools.base import Tool
+from buildfixer.tools.build_tools import build_tools
 from buildfixer.tools.context import ToolContext
+from buildfixer.tools.dependency import dependency_tools
+from buildfixer.tools.files import file_tools
+from buildfixer.tools.shell import shell_tools
+from buildfixer.tools.web import web_tools
 
 # Gemini-CLI's file tools and its web search, common to every configuration of the first study.
 _FILES = ["list_directory", "glob", "search_file_content", "read_file", "replace", "search_google"]
@@ -59,13 +64,6 @@ _KEYWORDS = re.compile(
 
 def all_tools(ctx: ToolContext) -> dict[str, Tool]:
     """Every tool available for this context, by name."""
-    # Imported here: building a toolset is the only reason to load the tool modules.
-    from buildfixer.tools.build_tools import build_tools
-    from buildfixer.tools.dependency import dependency_tools
-    from buildfixer.tools.files import file_tools
-    from buildfixer.tools.shell import shell_tools
-    from buildfixer.tools.web import web_tools
-
     factories: list[Callable[[ToolContext], list[Tool]]] = [
         file_tools,
         build_tools,

@@ -21,7 +21,7 @@ from buildfixer.buildsys import gradle, maven
 from buildfixer.buildsys.jdk import Jdk, default_jdk, discover_jdks
 from buildfixer.buildsys.plan import executable, java_env
 from buildfixer.buildsys.project import JVM_SYSTEMS, resolve_jdk
-from buildfixer.buildsys.sandbox import sandbox_argv
+from buildfixer.buildsys.sandbox import Bubblewrap
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.logs.text import strip_ansi
 from buildfixer.tools.base import DEFAULT_OUTPUT_LIMIT, Tool, ToolError, cap_output, make_tool
@@ -81,7 +81,8 @@ def run_in_sandbox(ctx: ToolContext, command: str) -> str:
             "commands unconfined; use the other tools"
         )
     writable, hidden, readable = _mounts(ctx)
-    argv = sandbox_argv(["bash", "-c", command], writable, not ctx.options.offline, hidden, readable)
+    # Always bubblewrap: the shell runs whatever the model typed.
+    argv = Bubblewrap().wrap(["bash", "-c", command], writable, not ctx.options.offline, hidden, readable)
     end = argv.index("--")
     argv[end:end] = ["--dir", SANDBOX_HOME, "--chdir", str(ctx.root)]
     run, output = run_command(ctx, argv, shell_env(ctx), ctx.shell_timeout_s, "shell")

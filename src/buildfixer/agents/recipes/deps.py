@@ -28,7 +28,7 @@ from buildfixer.deps.package_index import (
     jvm_index,
     jvm_modules,
 )
-from buildfixer.deps.registry import is_prerelease, version_key
+from buildfixer.deps.versions import is_prerelease, version_key
 
 _JAVA_PACKAGE = re.compile(r"package ([a-zA-Z_][\w]*(?:\.[a-zA-Z_]\w*)+) does not exist")
 _UNRESOLVED = re.compile(r"Unresolved reference:? '?(\w+)'?|cannot find symbol")

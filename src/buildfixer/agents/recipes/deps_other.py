@@ -20,8 +20,9 @@ from buildfixer.agents.recipes.base import Evidence, Repair, relative, undeclare
 from buildfixer.agents.recipes.history import locked_npm_version, locked_python_version
 from buildfixer.agents.recipes.scope import npm_importers, only_tests_use, python_importers
 from buildfixer.deps import manage as deps
+from buildfixer.deps.caches import npm_cached_packages
 from buildfixer.deps.package_index import distribution_for_module
-from buildfixer.deps.registry import newest_version, npm_cached_packages
+from buildfixer.deps.versions import newest_version
 
 _PY_MODULE = re.compile(r"No module named '([\w.]+)'")
 _NPM_MODULE = [

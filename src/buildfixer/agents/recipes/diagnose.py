@@ -14,7 +14,7 @@ or declines with None. Recipes, tried in this order:
    create it with the keys the build reads from it (never system or environment ones) and
    placeholder values.
 4. missing-version: declared dependency or plugin versions that do not exist -> the nearest
-   published release (`registry.nearest_version`: a re-release of that version, then the same
+   published release (`deps.versions.nearest_version`: a re-release of that version, then the same
    minor, the same major, any), every one the failure names in one repair; a version shared
    through a property must exist for all.
 5. undeclared-dependency: code imports packages (or module-info.java requires modules, or

@@ -143,7 +143,8 @@ def _as_written(ev: Evidence, holder: Path, new: str) -> str:
 
 def hardcoded_path(ev: Evidence) -> Repair | None:
     """Recipe 2: a build file names an absolute path missing here -> its equivalent here."""
-    files = deps.walk_files(ev.project, _BUILD_FILES) + deps.walk_files(ev.project / ".mvn", _BUILD_FILES)
+    roots = (ev.project, ev.project / ".mvn")
+    files = [path for root in roots for path in deps.find_build_files(root, _BUILD_FILES)]
     texts = {f: deps.read(f) for f in files}
     for path in _missing_paths(ev):
         spellings = [path, path.replace("\\", "\\\\"), path.replace("\\", "\\\\").replace(":", "\\:", 1)]

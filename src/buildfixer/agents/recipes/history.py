@@ -71,7 +71,7 @@ def locked_python_version(project: Path, distribution: str) -> str | None:
             version = re.search(r'^version\s*=\s*"([^"]+)"', block, re.MULTILINE)
             if name and version and normalize_dist(name.group(1)) == wanted:
                 return version.group(1)
-    for path in deps.walk_files(project, ["*.txt"]):
+    for path in deps.find_build_files(project, ["*.txt"]):
         if "requirements" not in path.name and "constraints" not in path.name and "lock" not in path.name:
             continue
         for line in deps.read(path).splitlines():

@@ -58,7 +58,7 @@ def declared_java_level(project: Path) -> int | None:
         r"jvmTarget\s*(?:=|\.set\()\s*['\"]?(?:JvmTarget\.JVM_)?([\d._]+)",
     ]
     levels: list[int] = []
-    files = deps.walk_files(project, ["pom.xml", "build.gradle", "build.gradle.kts"])
+    files = deps.find_build_files(project, ["pom.xml", "build.gradle", "build.gradle.kts"])
     for path in files:
         text = deps.read(path)
         for pattern in patterns:

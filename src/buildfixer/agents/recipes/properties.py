@@ -196,8 +196,8 @@ def missing_properties(ev: Evidence) -> Repair | None:
         return Repair(
             "missing-properties", summary, [PlannedCall("write_file", {"path": rel, "content": content})]
         )
-    scripts = deps.walk_files(ev.project, ("*.gradle", "*.gradle.kts"))
-    poms = deps.walk_files(ev.project, ["pom.xml"])
+    scripts = deps.find_build_files(ev.project, ("*.gradle", "*.gradle.kts"))
+    poms = deps.find_build_files(ev.project, ["pom.xml"])
     for named in _requested_properties(ev):
         rel = _inside(ev, named)
         if rel is None or (ev.project / rel).exists():

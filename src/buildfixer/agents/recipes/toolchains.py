@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 
 from buildfixer.agents.recipes.base import Evidence
-from buildfixer.buildsys.gradle import _java_limit  # no public name yet (see the report)
+from buildfixer.buildsys.gradle import java_limit
 from buildfixer.buildsys.jdk import default_jdk
 
 # Newest Java each Gradle version runs on (docs.gradle.org compatibility matrix).
@@ -66,7 +66,7 @@ def gradle_java_cap(ev: Evidence) -> int:
         return 99
     running = ev.result.environment.get("gradle", "")
     version = running.split()[0] if running else ""
-    limit = _java_limit(version, system="wrapper" not in running) if version else None
+    limit = java_limit(version, system="wrapper" not in running) if version else None
     if limit is None and not running:
         limit = gradle_max_java(ev.project)
     return limit or 99

@@ -13,7 +13,8 @@ from pathlib import Path
 from buildfixer.agents.recipes.base import JVM, Evidence, Repair, edit_calls, raw_version
 from buildfixer.deps import manage as deps
 from buildfixer.deps.package_index import normalize_dist
-from buildfixer.deps.registry import available_versions, nearest_version
+from buildfixer.deps.registry import available_versions
+from buildfixer.deps.versions import nearest_version
 
 _COORD = r"([\w.-]+):([\w.-]+)"
 _MISSING_JVM = [
@@ -129,7 +130,7 @@ def _sharing(ev: Evidence, decl: deps.Declaration, name: str) -> list[str]:
     others = [n for n in deps.declared_jvm_names(ev.project) if n != name]
     raw = raw_version(decl)
     if raw is not None and "$" in raw:  # only the files that use the same variable can share it
-        files = deps.walk_files(ev.project, ("pom.xml", "*.gradle", "*.gradle.kts"))
+        files = deps.find_build_files(ev.project, ("pom.xml", "*.gradle", "*.gradle.kts"))
         texts = [text for text in (deps.read(f) for f in files) if raw in text]
         others = [n for n in others if any(_uses(text, n, raw) for text in texts)]
     return [
