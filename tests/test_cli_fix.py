@@ -214,7 +214,7 @@ EXPECTED = {
     "no build": "no recognisable build",
     "unknown toolset": "unknown toolset 'nope'",
     "unknown agent": "unknown agent 'nope'",
-    "unknown mask": "unknown mask mode 'nope'",
+    "unknown mask": "unknown mask 'nope'",
     "max calls 0": "--max-calls must be at least 1",
     "missing script": "script not found: /nonexistent.json",
     "malformed script": "is not valid JSON",

@@ -8,7 +8,7 @@ import time
 from buildfixer.agents.prompts import directory_tree, first_message, system_prompt
 from buildfixer.agents.search_replace import parse_search_replace
 from buildfixer.agents.trajectory import Step, Trajectory
-from buildfixer.llm.base import Usage
+from buildfixer.core.chat import Usage
 
 ANSWER = """I will fix both.
 

@@ -9,10 +9,10 @@ import pytest
 
 from buildfixer.agents.loop import Budget, ToolLoop
 from buildfixer.agents.trajectory import Trajectory
+from buildfixer.core.chat import Message, ModelReply, ToolCall, Usage
 from buildfixer.examples import get_example, materialize
 from buildfixer.harness.attempt import AttemptConfig, run_attempt
 from buildfixer.llm import factory
-from buildfixer.llm.base import Message, ModelReply, ToolCall, Usage
 from buildfixer.llm.scripted import ScriptedModel
 from buildfixer.tools.base import Tool, ToolError, make_tool
 

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from buildfixer.agents.loop import Budget, ToolLoop
 from buildfixer.agents.trajectory import Trajectory
-from buildfixer.llm.base import ModelReply, ToolCall, Usage
+from buildfixer.core.chat import ModelReply, ToolCall, Usage
 from buildfixer.tools.context import ToolContext
 from buildfixer.tools.files import file_tools
 from buildfixer.tools.web import web_tools

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
+from buildfixer.core.chat import ModelError
 from buildfixer.core.errors import BuildfixerError
-from buildfixer.llm.base import ModelError
 from buildfixer.llm.fake_server import FakeOpenAIServer
 from buildfixer.llm.litellm_model import PRICE_IN_ENV, PRICE_OUT_ENV, LiteLLMModel, load_litellm
 

@@ -3,8 +3,8 @@ from pathlib import Path
 
 import pytest
 
+from buildfixer.core.chat import ModelError
 from buildfixer.core.errors import BuildfixerError
-from buildfixer.llm.base import ModelError
 from buildfixer.llm.scripted import SCRIPT_FINISHED, ScriptedModel, load_script
 
 TOOLS = [{"type": "function", "function": {"name": "read_log", "description": "d", "parameters": {}}}]

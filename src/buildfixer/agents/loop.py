@@ -14,10 +14,10 @@ from typing import Any
 
 from buildfixer.agents.calls import execute_call
 from buildfixer.agents.trajectory import Step, Trajectory
+from buildfixer.core.chat import Message
 from buildfixer.core.progress import Progress
 from buildfixer.core.protocols import Model
 from buildfixer.core.stops import Stop, StopKind
-from buildfixer.llm.base import Message
 from buildfixer.tools.base import Tool
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from buildfixer.llm.base import Message, Usage
+from buildfixer.core.chat import Message, Usage
 from buildfixer.llm.redact import redact_obj
 
 FORMAT_VERSION = 1

@@ -21,14 +21,12 @@ import tempfile
 from collections.abc import Iterable
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from buildfixer.core.errors import BuildfixerError
-
-if TYPE_CHECKING:
-    from buildfixer.workspace.workspace import Workspace
+from buildfixer.workspace.workspace import Workspace
 
 Origin = Literal["human", "dependency", "llm"]
 Category = Literal[
@@ -349,6 +347,4 @@ def checkout(instance: Instance, base_dir: Path, cache_dir: Path | None = None) 
         base_dir: The dataset's directory (`dataset_dir`), for relative repository paths.
         cache_dir: buildfixer's cache (mirrors and workspaces); the default cache when None.
     """
-    from buildfixer.workspace.workspace import Workspace
-
     return Workspace.acquire(instance.repo_source(base_dir), instance.base_commit, cache_dir=cache_dir)

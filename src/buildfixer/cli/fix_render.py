@@ -8,8 +8,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.syntax import Syntax
 
+from buildfixer.core.chat import Usage
 from buildfixer.harness.fix import FixOutcome
-from buildfixer.llm.base import Usage
 
 
 class ProgressPrinter:

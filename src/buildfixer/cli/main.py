@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import signal
 import sys
 from pathlib import Path
@@ -27,7 +26,6 @@ from buildfixer.cli.settings import (
     SeedOpt,
     TemperatureOpt,
     ToolsetOpt,
-    attempt_config,
     merged,
 )
 from buildfixer.core.errors import BuildfixerError
@@ -41,10 +39,6 @@ app = typer.Typer(
 )
 
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
-
-
-def _print_json(data: object) -> None:
-    typer.echo(json.dumps(data, indent=2))
 
 
 @app.command()
@@ -65,47 +59,9 @@ def build(
     as_json: JsonFlag = False,
 ) -> None:
     """Detect and run the project's build; show the root error when it fails."""
-    from buildfixer.buildsys.analyzed import build_and_analyze
-    from buildfixer.buildsys.options import BuildOptions
+    from buildfixer.cli import commands  # lazy: the build layer is not needed for --help
 
-    if patch is not None:
-        from buildfixer.workspace.workspace import Workspace
-
-        try:
-            patch_text = patch.read_text()
-        except (OSError, UnicodeDecodeError) as exc:
-            raise BuildfixerError(
-                f"cannot read patch {patch}: {getattr(exc, 'strerror', None) or exc}"
-            ) from None
-        workspace = Workspace.from_directory(path)
-        try:
-            workspace.apply_patch(patch_text)
-        except BuildfixerError:
-            workspace.remove()
-            raise
-        path = workspace.root
-
-    options = BuildOptions(
-        jdk=jdk, timeout_s=timeout, offline=offline, tasks=task or None, warm=not cold,
-        sandbox="bubblewrap" if sandbox else "none",
-    )
-    try:
-        result, _ = build_and_analyze(path, options, system)
-    finally:
-        if patch is not None:  # the snapshot was ours: leave nothing running or on disk
-            from buildfixer.buildsys.project import stop_daemons
-
-            stop_daemons(path, options)
-            workspace.remove()
-    if as_json:
-        _print_json(result.to_dict())
-    else:
-        from buildfixer.cli.build_render import print_build_result
-
-        print_build_result(result)
-    if result.status == "error":
-        raise typer.Exit(2)
-    raise typer.Exit(0 if result.ok else 1)
+    raise typer.Exit(commands.build(path, jdk, timeout, task, offline, cold, system, sandbox, patch, as_json))
 
 
 @app.command()
@@ -116,43 +72,17 @@ def analyze(
     as_json: JsonFlag = False,
 ) -> None:
     """Parse a saved build log into structured errors, root error first."""
-    from buildfixer.logs.analyze import analyze_file
+    from buildfixer.cli import commands  # lazy: the parsers are not needed for --help
 
-    analysis = analyze_file(logfile)
-    if as_json:
-        data = analysis.to_dict()
-        if condensed:
-            from buildfixer.logs.condense import condense
-
-            data["condensed"] = condense(analysis, budget_tokens=budget)
-        _print_json(data)
-    elif condensed:
-        from buildfixer.logs.condense import condense
-
-        typer.echo(condense(analysis, budget_tokens=budget))
-    else:
-        from buildfixer.cli.build_render import print_analysis
-
-        print_analysis(analysis)
+    commands.analyze(logfile, condensed, budget, as_json)
 
 
 @app.command()
 def jdks(as_json: JsonFlag = False) -> None:
     """List the installed JDKs buildfixer can switch between."""
-    from buildfixer.buildsys.jdk import default_jdk, discover_jdks
+    from buildfixer.cli import commands  # lazy: JDK discovery is not needed for --help
 
-    found = discover_jdks()
-    if as_json:
-        _print_json([j.to_dict() for j in found])
-        return
-    if not found:
-        raise BuildfixerError(
-            "no JDK found (searched JAVA_HOME, /usr/lib/jvm, SDKMAN, ~/.jdks, BUILDFIXER_JDK_PATHS)"
-        )
-    default = default_jdk()
-    for j in found:
-        mark = "  (default)" if default and default.path == j.path else ""
-        typer.echo(f"{j.version:>3}  {j.path}{mark}")
+    commands.jdks(as_json)
 
 
 @app.command()
@@ -165,7 +95,7 @@ def examples(
     as_json: JsonFlag = False,
 ) -> None:
     """Build every bundled broken example and show its failure; with --fix, repair each one."""
-    from buildfixer.cli.examples import run_examples
+    from buildfixer.cli.examples import run_examples  # lazy: it builds and repairs (pydantic, rich)
 
     code = run_examples(
         only=only or [], keep=keep, list_only=list_only, as_json=as_json, fix_model=model if fix else None
@@ -198,36 +128,11 @@ def fix(
     as_json: JsonFlag = False,
 ) -> None:
     """Repair a failing build; the project changes only when the final build succeeds."""
-    from buildfixer.buildsys.options import BuildOptions
-    from buildfixer.cli.fix_render import ProgressPrinter, print_outcome
-    from buildfixer.harness.fix import fix_project  # lazy: the harness imports pydantic
+    from buildfixer.cli import commands  # lazy: the harness imports pydantic and every agent
 
     flags = {name: value for name, value in locals().items() if name in ATTEMPT_OPTIONS}
     values = merged(ctx, config_file, {**flags, "jdk": jdk, "timeout": timeout, "offline": offline})
-    if not isinstance(values["timeout"], int | float) or values["timeout"] <= 0:
-        raise BuildfixerError(f"timeout: expected a positive number of seconds, got {values['timeout']!r}")
-    options = BuildOptions(jdk=values["jdk"], timeout_s=values["timeout"], offline=bool(values["offline"]))
-    config = attempt_config(values, options=options, trajectory_path=trajectory)
-    outcome = fix_project(path, config, dry_run=dry_run, progress=ProgressPrinter())
-    if as_json:
-        _print_json(
-            {
-                "resolved": outcome.attempt.resolved,
-                "patch": outcome.patch,
-                "llm_calls": outcome.attempt.llm_calls,
-                "trajectory": str(outcome.trajectory_path),
-                "applied": outcome.applied,
-                "jdk": outcome.attempt.jdk,
-                "stop": outcome.attempt.stop.kind.value,
-                "stop_reason": outcome.attempt.stop_reason,
-                "refused": outcome.refused,
-                "conflict": outcome.conflict or None,
-            }
-        )
-    else:
-        print_outcome(outcome, dry_run)
-    # A repair that could not be written (the project changed meanwhile) leaves the build broken.
-    raise typer.Exit(0 if outcome.attempt.resolved and not outcome.conflict else 1)
+    raise typer.Exit(commands.fix(path, values, trajectory, dry_run, as_json))
 
 
 @app.command()
@@ -236,14 +141,9 @@ def toolsets(
     as_json: JsonFlag = False,
 ) -> None:
     """List the tool presets and the tools each offers."""
-    from buildfixer.tools.presets import PRESETS, tool_names
+    from buildfixer.cli import commands  # lazy: the tools import the build layer
 
-    table = {name: tool_names(name, system) for name in PRESETS}
-    if as_json:
-        _print_json(table)
-        return
-    for name, names in table.items():
-        typer.echo(f"{name:<26} {', '.join(names)}")
+    commands.toolsets(system, as_json)
 
 
 app.add_typer(bench_app, name="bench")

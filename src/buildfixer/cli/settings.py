@@ -13,6 +13,8 @@ from typing import Annotated, Any
 import typer
 from click.core import ParameterSource
 
+from buildfixer.core.errors import BuildfixerError
+
 ConfigOpt = Annotated[
     Path | None,
     typer.Option("--config", help="TOML or YAML file of these options (flags given here override it)."),
@@ -56,6 +58,8 @@ _NUMBERS: dict[str, type | tuple[type, ...]] = {
     "max_calls": int, "max_tokens": int, "max_output_tokens": int, "seed": int,
     "max_cost": (int, float), "max_time": (int, float), "temperature": (int, float),
 }  # fmt: skip
+_AT_LEAST_ONE = ("max_calls", "max_tokens", "max_output_tokens")
+_POSITIVE = ("max_cost", "max_time")
 
 
 def merged(ctx: typer.Context, config_file: Path | None, flags: dict[str, Any]) -> dict[str, Any]:
@@ -87,15 +91,18 @@ def attempt_config(values: dict[str, Any], **local: Any) -> Any:
     Raises:
         BuildfixerError: The first bad value, as one line naming the option.
     """
-    from buildfixer.agents.loop import Budget
-    from buildfixer.core.errors import BuildfixerError
+    from buildfixer.agents.loop import Budget  # lazy: the agents import the tools and the build layer
     from buildfixer.harness.config import AttemptConfig, validated  # lazy: pydantic
 
-    # A config file may hold any type: check the budget's before the dataclass holds them.
+    # A config file may hold any type: check the budget's here, in the words of the options.
     for name, kinds in _NUMBERS.items():
-        value = values.get(name)
+        value, flag = values.get(name), "--" + name.replace("_", "-")
         if value is not None and (isinstance(value, bool) or not isinstance(value, kinds)):
-            raise BuildfixerError(f"{name.replace('_', '-')}: expected a number, got {value!r}")
+            raise BuildfixerError(f"{flag}: expected a number, got {value!r}")
+        if value is not None and name in _AT_LEAST_ONE and value < 1:
+            raise BuildfixerError(f"{flag} must be at least 1")
+        if value is not None and name in _POSITIVE and value <= 0:
+            raise BuildfixerError(f"{flag} must be positive")
     data = {
         **{key: values[key] for key in ("agent", "model", "toolset", "mask", "guidance")},
         "budget": Budget(values["max_calls"], values["max_tokens"], values["max_cost"], values["max_time"]),

@@ -11,20 +11,24 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
+from buildfixer.core.chat import Message, ModelReply
 from buildfixer.core.stops import Stop
-
-if TYPE_CHECKING:
-    from buildfixer.llm.base import Message, ModelReply
 
 
 @runtime_checkable
 class Model(Protocol):
-    """A chat model that may call tools: the conversation and the tool schemas in, one reply out."""
+    """A chat model that may call tools: the conversation and the tool schemas in, one reply out.
+
+    Attributes:
+        name: The model's name as recorded with results.
+    """
+
+    name: str
 
     def complete(self, messages: list[Message], tools: list[dict[str, Any]]) -> ModelReply:
-        """One call; raises llm.base.ModelError when the provider fails."""
+        """One call (tools are OpenAI function schemas; [] offers none); core.chat.ModelError on failure."""
         ...
 
 

@@ -17,12 +17,12 @@ from buildfixer.agents.trajectory import Trajectory
 from buildfixer.buildsys.analyzed import attach_analysis, build_and_analyze
 from buildfixer.buildsys.jdk import discover_jdks
 from buildfixer.buildsys.project import detect_build_system
+from buildfixer.core.chat import ModelError
 from buildfixer.core.progress import Progress, emit
 from buildfixer.core.records import BuildResult
 from buildfixer.core.stops import Stop, StopKind
 from buildfixer.harness.config import AttemptConfig
 from buildfixer.llm import factory
-from buildfixer.llm.base import ModelError
 from buildfixer.tools.context import ToolContext
 from buildfixer.tools.web import knowledge_from_env, search_from_env
 from buildfixer.workspace.ledger import EditLedger

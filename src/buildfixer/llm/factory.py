@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from buildfixer.core.errors import BuildfixerError
-from buildfixer.llm.base import Model
+from buildfixer.core.protocols import Model
 from buildfixer.llm.litellm_model import LiteLLMModel
 from buildfixer.llm.scripted import ScriptedModel, load_script
 

@@ -22,8 +22,8 @@ import time
 import uuid
 from typing import Any
 
+from buildfixer.core.chat import Message, ModelError, ModelReply, ToolCall, Usage
 from buildfixer.core.errors import BuildfixerError
-from buildfixer.llm.base import Message, ModelError, ModelReply, ToolCall, Usage
 from buildfixer.llm.redact import redact
 from buildfixer.llm.scripted import estimate_tokens
 

@@ -21,8 +21,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from buildfixer.core.chat import Message, ModelError, ModelReply, ToolCall, Usage
 from buildfixer.core.errors import BuildfixerError
-from buildfixer.llm.base import Message, ModelError, ModelReply, ToolCall, Usage
 
 SCRIPT_FINISHED = "(script finished)"
 # HTTP statuses a real client retries (LiteLLMModel does): the scripted model skips them.

@@ -1,4 +1,4 @@
-"""What every model looks like to an agent: OpenAI-format messages in, a reply with tool calls out.
+"""The records of a model conversation: OpenAI-format messages in, a reply with tool calls out.
 
 Messages are plain dicts in the OpenAI chat format (the format litellm speaks for every
 provider), so a trajectory can be replayed against any model and exported for training as is.
@@ -7,7 +7,7 @@ provider), so a trajectory can be replayed against any model and exported for tr
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 Message = dict[str, Any]
 
@@ -91,16 +91,6 @@ class ModelReply:
                 for c in self.tool_calls
             ]
         return msg
-
-
-class Model(Protocol):
-    """Anything that answers a conversation, optionally calling the offered tools."""
-
-    name: str
-
-    def complete(self, messages: list[Message], tools: list[dict[str, Any]]) -> ModelReply:
-        """One model call. Tools are OpenAI function schemas; [] offers none."""
-        ...
 
 
 class ModelError(Exception):
