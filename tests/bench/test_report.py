@@ -20,6 +20,7 @@ from buildfixer.bench.report import (
     write_report,
 )
 from buildfixer.core.errors import BuildfixerError
+from buildfixer.core.stops import StopKind
 
 INSTANCES = [
     {"instance_id": "a", "origin": "human", "category": "syntax", "lines_changed": 5, "files_changed": 1},
@@ -149,9 +150,75 @@ def test_cost_tiers_histogram_and_status(run_dir: Path) -> None:
     assert tiers["Large"]["lines"] == ">1000" and tiers["Large"]["attempts"] == 2
     hist = report["change_size_histogram"]
     assert hist["edges"] == [1, 3, 10, 30, 100, 300, 1000, 3000]
+    assert hist["labels"] == ["1–3", "4–10", "11–30", "31–100", "101–300", "301–1000", "1001–3000"]
     assert hist["resolved"] == [0, 1, 0, 1, 1, 0, 0]  # a (5), b (50), d (150)
     assert hist["unresolved"] == [0, 0, 0, 0, 0, 0, 1]  # c (2000)
     assert report["status_counts"] == {"success": 4, "failure": 3, "timeout": 1}
+
+
+def test_tiers_and_histogram_bins_agree_at_the_limits(tmp_path: Path) -> None:
+    """10 lines is Trivial and sits in the 4-10 bin; 100 is Small, in 31-100; 1000 Medium, in 301-1000."""
+    sizes = {"t10": 10, "s11": 11, "s100": 100, "m1000": 1000}
+    instances = [{"instance_id": iid, "origin": "human", "category": "syntax", "lines_changed": n,
+                  "files_changed": 1} for iid, n in sizes.items()]  # fmt: skip
+    rows = [result(iid, 0, iid == "t10") for iid in sizes]
+    report = build_report(load_run(write_run(tmp_path / "run", rows, instances)))
+    tiers = {t["tier"]: t["instances"] for t in report["difficulty_tiers"]}
+    assert tiers == {"Trivial": 1, "Small": 2, "Medium": 1, "Large": 0}
+    hist = report["change_size_histogram"]
+    counts = [r + u for r, u in zip(hist["resolved"], hist["unresolved"], strict=True)]
+    assert dict(zip(hist["labels"], counts, strict=True)) == {
+        "1–3": 0, "4–10": 1, "11–30": 1, "31–100": 1, "101–300": 0, "301–1000": 1,
+    }  # fmt: skip
+    assert hist["resolved"][1] == 1  # t10, the resolved one, in 4-10
+    assert "(4–10)" in render_html(report)
+
+
+def test_attempts_by_stop_kind(tmp_path: Path) -> None:
+    rows = standard_rows()
+    # a0 a1 b0 resolved; b1 c0 c1 d0 not (c1: a line from before stop kinds were recorded); d1 resolved
+    stops = ["resolved"] * 3 + ["budget_calls", "model_finished", None, "timeout", "resolved"]
+    for row, stop in zip(rows, stops, strict=True):
+        if stop is not None:
+            row["stop"] = stop
+    rows += [result("a", 0, False, model="other", stop="infra_error"), result("b", 0, False, model="other")]
+    report = build_report(load_run(write_run(tmp_path / "run", rows)))
+    by_stop = report["by_stop"]
+    assert list(by_stop) == ["tool/gradlefixer/scripted", "tool/gradlefixer/other"]
+    scripted, other = by_stop.values()
+    assert list(scripted)[:12] == [kind.value for kind in StopKind]  # every kind, in StopKind's order
+    assert {k: n for k, n in scripted.items() if n} == {
+        "resolved": 4, "model_finished": 1, "budget_calls": 1, "timeout": 1, "unknown": 1,
+    }  # fmt: skip
+    assert {k: n for k, n in other.items() if n} == {"infra_error": 1, "unknown": 1}
+    assert "unknown" not in build_report(load_run(write_run(tmp_path / "all", rows[:5])))["by_stop"][
+        "tool/gradlefixer/scripted"
+    ]
+    md = render_markdown(report)
+    assert "## Attempts by stop kind" in md
+    both = "tool/gradlefixer/scripted + tool/gradlefixer/other"
+    assert f"| Stop kind | {both}: tool/gradlefixer/scripted | {both}: tool/gradlefixer/other |" in md
+    assert "| resolved | 4 | 0 |" in md and "| infra_error | 0 | 1 |" in md and "| unknown | 1 | 1 |" in md
+    assert "<h2>Attempts by stop kind</h2>" in render_html(report)
+    assert json.loads(write_report(tmp_path / "run", "json"))["by_stop"] == by_stop
+    comparison = compare_runs([tmp_path / "run", tmp_path / "all"])
+    assert comparison["by_stop"][both] == by_stop
+    assert "| budget_calls | 1 | 0 | 1 |" in render_compare(comparison, "md")
+
+
+def test_empty_cells_show_a_dash_never_nan(tmp_path: Path) -> None:
+    rows = [result(r["instance_id"], r["sample"], False) for r in standard_rows()]  # nothing resolved
+    rows.append(result("e", 0, True))  # one fixed attempt: a median and no sd
+    instances = [*INSTANCES, {"instance_id": "e", "origin": "human", "category": "syntax",
+                              "lines_changed": 7, "files_changed": 1}]  # fmt: skip
+    report = build_report(load_run(write_run(tmp_path / "run", rows[:-1], INSTANCES)))
+    md = render_markdown(report)
+    assert "NaN ± NaN" not in md and "NaN / NaN" not in md
+    assert "| Lines changed, fixed (median ± sd) | – |" in md
+    assert "| tool/gradlefixer/scripted | resolved | 0 | – | – | – | – | – | 0.0000 |" in md
+    one = render_markdown(build_report(load_run(write_run(tmp_path / "one", rows, instances))))
+    assert "| Lines changed, fixed (median ± sd) | 7.0 ± – |" in one
+    assert "<td>NaN" not in render_html(report)
 
 
 def test_tier_bounds() -> None:

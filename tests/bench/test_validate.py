@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -35,7 +36,16 @@ def options() -> BuildOptions:
 
 
 def leftover_locks() -> list[Path]:
-    return list((cache_root() / "workspaces").glob("*/slot-*.lock"))
+    """Workspace slots this process still holds (stale locks of killed runs, other runs' locks aside)."""
+    held = []
+    for lock in (cache_root() / "workspaces").glob("*/slot-*.lock"):
+        try:
+            holder = int(lock.read_text().strip() or "0")
+        except (OSError, ValueError):
+            continue  # released (or being written) meanwhile
+        if holder == os.getpid():
+            held.append(lock)
+    return held
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
@@ -90,6 +100,24 @@ def test_judge_flags_flaky_wrong_category_and_unfixed_builds() -> None:
     assert builds.reasons == ["base build succeeds (it must fail)"]
     stopped = judged(inst, obs("base", 0, "failure", "syntax"), obs("gold", 0, "success"))
     assert stopped.reasons == ["validation stopped before every repeat ran"]
+    timeout = judged(inst, obs("base", 0, "timeout"), obs("gold", 0, "success"), repeats=1)
+    assert timeout.reasons == ["base build ended with status timeout"]
+    setup = ValidationResult(inst.instance_id, valid=False, reasons=["patch does not apply"])
+    setup.builds = [obs("base", 0, "failure", "syntax")]
+    _judge(inst, setup, 2)
+    assert setup.reasons == ["patch does not apply"] and not setup.valid  # no "stopped" on top
+
+
+def test_progress_events_name_each_finished_instance(tmp_path: Path) -> None:
+    missing = [
+        BUNDLED[name].model_copy(update={"repo": "repos/missing.bundle"})
+        for name in ("semverkit-elif-colon", "semverkit-rename-policy")
+    ]
+    events: list[tuple[str, dict]] = []
+    results = validate_dataset(missing, tmp_path, options(), progress=lambda e, d: events.append((e, d)))
+    assert [(e, d["done"], d["total"]) for e, d in events] == [("validated", 1, 2), ("validated", 2, 2)]
+    assert sorted(d["result"].instance_id for _, d in events) == sorted(r.instance_id for r in results)
+    assert validate_dataset(missing[:1], tmp_path, options(), progress=None)[0].valid is False
 
 
 # --- real builds ---------------------------------------------------------------------------------
@@ -202,7 +230,7 @@ def test_cli_exit_2_for_bad_input(tmp_path: Path) -> None:
     bad.write_text(first + "\n{not json\n")
     assert_usage_error(run_cli("bench", "validate", str(bad)), f"{bad}:2: invalid JSON")
     good = subset(tmp_path / "one", BUNDLED["semverkit-elif-colon"])
-    assert_usage_error(run_cli("bench", "validate", str(good), "--only", "nope"), "no instance 'nope'")
+    assert_usage_error(run_cli("bench", "validate", str(good), "--only", "nope"), "--only", "nope")
     assert_usage_error(run_cli("bench", "validate", str(good), "--repeats", "0"), "--repeats")
 
 
@@ -213,15 +241,18 @@ def test_cli_exit_2_for_bad_input(tmp_path: Path) -> None:
 def test_the_whole_bundled_dataset_validates() -> None:
     instances = list(BUNDLED.values())
     started = time.monotonic()
-    done: list[str] = []
+    events: list[tuple[str, dict]] = []
     results = validate_dataset(
         instances,
         DATA_DIR,
         options(),
         repeats=1,
         workers=2,
-        progress=lambda r, n, total: done.append(r.instance_id),
+        progress=lambda event, data: events.append((event, data)),
     )
+    done = [data["result"].instance_id for event, data in events if event == "validated"]
+    assert [data["done"] for _, data in events] == list(range(1, len(instances) + 1))
+    assert {data["total"] for _, data in events} == {len(instances)}
     elapsed = time.monotonic() - started
     print(f"\nvalidated {len(results)} bundled instances (repeats=1, workers=2) in {elapsed:.0f} s")
     invalid = {r.instance_id: r.reasons for r in results if not r.valid}

@@ -12,7 +12,7 @@ from gitrepo import Repo
 from python_repos import branches_repo
 
 from buildfixer.bench.dataset import load_dataset
-from buildfixer.bench.run import read_results
+from buildfixer.curate.state import read_lines
 
 CLI = [sys.executable, "-m", "buildfixer", "curate"]
 
@@ -65,11 +65,11 @@ def test_kill_9_then_rerun_gives_the_dataset_of_an_uninterrupted_run(tmp_path):
     )
     state = tmp_path / "killed.jsonl.state.jsonl"
     deadline = time.time() + 300
-    while time.time() < deadline and len(read_results(state)) < 1:
+    while time.time() < deadline and len(read_lines(state)) < 1:
         time.sleep(0.1)
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
-    assert 1 <= len(read_results(state)) < 4 and not out.exists()
+    assert 1 <= len(read_lines(state)) < 4 and not out.exists()
     again = run(*common, "--out", str(out), "--build-cache", str(tmp_path / "b2"), "--json")
     assert again.returncode == 0, again.stderr
     summary = json.loads(again.stdout)

@@ -10,9 +10,8 @@ import pytest
 from python_repos import duplicate_repo
 
 from buildfixer.bench.dataset import load_dataset
-from buildfixer.bench.run import read_results
 from buildfixer.curate.pipeline import curate
-from buildfixer.curate.state import read_state, state_path
+from buildfixer.curate.state import read_lines, read_state, state_path
 
 pytestmark = pytest.mark.slow
 
@@ -128,12 +127,12 @@ def test_a_state_left_unsettled_is_settled_by_the_next_run(first):
     assert (summary.evaluated, summary.accepted, summary.rejected) == (0, 1, {"duplicate": 1})
     assert out.read_text() == first["out"].read_text()
     assert standing(out) == standing(first["out"])
-    assert read_results(state_path(out))[-1]["filter"] == "duplicate"  # appended, nothing rewritten
+    assert read_lines(state_path(out))[-1]["filter"] == "duplicate"  # appended, nothing rewritten
 
 
 def test_a_killed_run_resumes_to_the_same_dataset_and_counts(first):
     """Only the first outcome made it to the state file: the rerun evaluates the other one."""
-    out = copy_of(first, "killed", read_results(state_path(first["out"]))[:1])
+    out = copy_of(first, "killed", read_lines(state_path(first["out"]))[:1])
     summary = rerun(first, out)
     assert (summary.evaluated, summary.accepted, summary.rejected) == (1, 1, {"duplicate": 1})
     assert summary.states_built == 0  # every build is in the cache

@@ -1,11 +1,14 @@
 """The parts of curation that need no build: history queries, synthetic states, filters, ranges."""
 
+from types import SimpleNamespace
+
 import pytest
 from gitrepo import Repo
 
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.curate.builds import BuildRecord
 from buildfixer.curate.candidates import (
+    Candidate,
     branch_chains,
     dependency_candidates,
     human_candidates,
@@ -15,13 +18,19 @@ from buildfixer.curate.candidates import (
 )
 from buildfixer.curate.filters import (
     Limits,
+    Outcome,
     Rejected,
     check_applies,
+    check_builds,
+    check_fails,
     check_size,
-    difficulty,
+    make_instance,
     signature,
 )
 from buildfixer.curate.history import History, is_build_file
+from buildfixer.curate.pinning import pin_state
+from buildfixer.curate.state import Standings, read_lines, read_state, state_path
+from buildfixer.curate.summary import Summary
 from buildfixer.workspace.workspace import mirror_of
 
 
@@ -100,9 +109,45 @@ def test_size_limits_and_tiers():
         check_size(patch, Limits(max_lines=1))
     with pytest.raises(Rejected, match="changes nothing"):
         check_size("", Limits())
-    assert [difficulty(n) for n in (1, 10, 11, 100, 101, 1000, 1001)] == [
-        "trivial", "trivial", "small", "small", "medium", "medium", "large",
-    ]  # fmt: skip
+
+
+class FakeBuilder:
+    """Returns the given records instead of building (a StateBuilder's `build` and what instances read)."""
+
+    def __init__(self, *records):
+        self.records = list(records)
+        self.system = "python"
+        self.options = SimpleNamespace(tasks=None, jdk=None)
+        self.history = SimpleNamespace(commit=lambda sha: SimpleNamespace(date="2024-01-01T00:00:00Z"))
+
+    def build(self, sha, repeats, as_of):
+        return self.records[:repeats]
+
+
+def test_state_filters_follow_the_grading_rule():
+    fail = BuildRecord("failure", "syntax", [{"message": "boom"}])
+    other = BuildRecord("failure", "configuration")
+    ok = BuildRecord("success", None)
+    assert check_fails(FakeBuilder(fail, fail), "s", 2, None) == [fail, fail]
+    assert check_fails(FakeBuilder(other, other), "s", 2, None) == [other, other]  # any category, the same
+    with pytest.raises(Rejected, match="fails_bad: flaky: failure/configuration, failure/syntax"):
+        check_fails(FakeBuilder(fail, other), "s", 2, None)
+    with pytest.raises(Rejected, match="fails_bad: builds as success, not a failure every time"):
+        check_fails(FakeBuilder(ok, ok), "s", 2, None)
+    with pytest.raises(Rejected, match="fails_bad: builds as timeout, not a failure"):
+        check_fails(FakeBuilder(BuildRecord("timeout", None)), "s", 1, None)
+    assert check_builds(FakeBuilder(ok, ok), "s", 2, None) == [ok, ok]
+    with pytest.raises(Rejected, match="builds_good: failure/syntax in 1 of 2 builds: boom"):
+        check_builds(FakeBuilder(ok, fail), "s", 2, None)
+
+
+def test_instances_record_the_shared_difficulty_tier():
+    candidate = Candidate("human-abc", "human", "c", "g", "b", 0)
+    fail = BuildRecord("failure", "syntax", log="log")
+    for lines, tier in ((10, "trivial"), (11, "small"), (101, "medium"), (1001, "large")):
+        patch = "diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n" + "+y\n" * lines
+        instance = make_instance(candidate, ("b", "g"), FakeBuilder(), patch, fail, None)
+        assert (instance["lines_changed"], instance["difficulty"]) == (lines, tier)
 
 
 def test_signature_is_the_first_error_at_its_place():
@@ -113,8 +158,6 @@ def test_signature_is_the_first_error_at_its_place():
 
 
 def test_jvm_states_with_undatable_versions_are_rejected_and_pinned_ones_kept(tmp_path, cache_dir):
-    from buildfixer.curate.pinning import pin_state
-
     dependency = "<dependency><groupId>com.example</groupId><artifactId>lib</artifactId><version>%s</version>"
     pom = (
         "<project><modelVersion>4.0.0</modelVersion><groupId>g</groupId><artifactId>a</artifactId>"
@@ -141,11 +184,6 @@ def test_ranges_file(tmp_path):
 
 def test_a_later_outcome_earlier_in_history_makes_the_kept_one_a_duplicate(tmp_path):
     """Outcomes arrive in the order they finish: the state, the summary and the progress follow the rule."""
-    from buildfixer.bench.run import read_results
-    from buildfixer.curate.filters import Outcome
-    from buildfixer.curate.state import Standings, read_state, state_path
-    from buildfixer.curate.summary import Summary
-
     def passed(key, date):
         instance = {"instance_id": f"r-{key}", "created_at": date}
         return Outcome(key, "human", True, signature="same", instance=instance)
@@ -165,7 +203,7 @@ def test_a_later_outcome_earlier_in_history_makes_the_kept_one_a_duplicate(tmp_p
     rejected = Outcome("human-d", "human", False, filter="fails_bad", reason="builds")
     state.add(rejected)  # not this run's candidate: written, not counted
     assert summary.accepted == 1 and summary.rejected == {"duplicate": 2}
-    assert len(read_results(state_path(out))) == 5
+    assert len(read_lines(state_path(out))) == 5
 
     # Read again (a resumed run): the same standings and counts, nothing to append.
     again = Summary("human", "r")
@@ -177,8 +215,6 @@ def test_a_later_outcome_earlier_in_history_makes_the_kept_one_a_duplicate(tmp_p
 
 
 def test_summary_counts_each_state_once():
-    from buildfixer.curate.summary import Summary
-
     summary = Summary("human", "r")
     summary.count({"builds": 2, "states": {"k1": "succeeded", "k2": "cached"}})
     summary.count({"builds": 1, "states": {"k1": "failed", "k2": "cached", "k3": "cached"}})

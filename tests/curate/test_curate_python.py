@@ -8,10 +8,11 @@ import pytest
 from python_repos import dependency_repo, human_repo, llm_repo
 
 from buildfixer.bench.dataset import load_dataset
-from buildfixer.bench.run import read_results
+from buildfixer.bench.run import RunConfig, run_benchmark
 from buildfixer.curate.filters import Limits
 from buildfixer.curate.pipeline import curate
-from buildfixer.curate.state import state_path
+from buildfixer.curate.state import read_lines, state_path
+from buildfixer.harness.config import AttemptConfig
 
 pytestmark = pytest.mark.slow
 
@@ -29,7 +30,7 @@ def check(summary, out, planted, mode):
             and instance.difficulty == "trivial"
             and instance.created_at.startswith("2024-")
         )
-    rows = {r["key"]: r for r in read_results(state_path(out))}  # the last line of each is its standing
+    rows = {r["key"]: r for r in read_lines(state_path(out))}  # the last line of each is its standing
     for sha, filter_name in planted["rejected"].items():
         row = rows[f"{mode}-{sha[:12]}"]
         assert (row["accepted"], row["filter"]) == (False, filter_name), row
@@ -51,10 +52,8 @@ def test_human_mode(tmp_path):
     assert summary.states_built > 0 and summary.instances_in_file == 2
 
     # The dataset is usable as is: its bundle holds the commits, and the oracle fixes every instance.
-    from buildfixer.bench.run import RunConfig, run_benchmark
-
-    rows = run_benchmark([i.to_dict() for i in load_dataset(out)], out.parent, RunConfig("oracle", "none"),
-                         tmp_path / "run")  # fmt: skip
+    config = RunConfig(attempt=AttemptConfig(agent="oracle", model="none"))
+    rows = run_benchmark([i.to_dict() for i in load_dataset(out)], out.parent, config, tmp_path / "run")
     assert [r["resolved"] for r in rows] == [True, True]
 
     # A second pass into a new dataset: every build comes from the cache, the result is the same.

@@ -34,7 +34,8 @@ def compare_runs(dirs: Sequence[Path]) -> dict[str, Any]:
 
     Returns:
         JSON-ready data: runs [{label, run_dir, report}], and per run label pass_at_k, tool_usage, cost
-        (the report's usage section), success_by_category, change_size, difficulty_tiers; plus warnings.
+        (the report's usage section), success_by_category, change_size, difficulty_tiers, by_stop; plus
+        warnings.
 
     Raises:
         BuildfixerError: No directory given, or one that is not a readable run directory.
@@ -70,6 +71,7 @@ def compare_runs(dirs: Sequence[Path]) -> dict[str, Any]:
                 ("success_by_category", "success_by_category"),
                 ("change_size", "change_size"),
                 ("difficulty_tiers", "difficulty_tiers"),
+                ("by_stop", "by_stop"),
             )
         },
         "warnings": warnings,

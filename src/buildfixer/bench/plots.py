@@ -109,7 +109,11 @@ def _nice_ticks(top: int) -> list[int]:
 
 
 def histogram_svg(
-    edges: Sequence[float], series: Sequence[tuple[str, Sequence[int], str]], title: str, x_label: str
+    edges: Sequence[float],
+    series: Sequence[tuple[str, Sequence[int], str]],
+    title: str,
+    x_label: str,
+    labels: Sequence[str] | None = None,
 ) -> str:
     """Stacked histogram over bins on a log10 x axis.
 
@@ -118,6 +122,7 @@ def histogram_svg(
         series: (name, count per bin, colour), stacked bottom to top.
         title: The chart's accessible title.
         x_label: What the x axis measures.
+        labels: What each bin holds, shown on hover (default: `low–high` from the edges).
 
     Returns:
         One svg element.
@@ -148,7 +153,7 @@ def histogram_svg(
                 out.append(
                     f'<rect x="{x0:.1f}" y="{y_top:.1f}" width="{max(x1 - x0, 1):.1f}" '
                     f'height="{y_bottom - y_top:.1f}" fill="{color}"><title>{escape(name)}: {counts[i]} '
-                    f"({edges[i]:g}–{edges[i + 1]:g})</title></rect>"
+                    f"({escape(labels[i] if labels else f'{edges[i]:g}–{edges[i + 1]:g}')})</title></rect>"
                 )
             base += counts[i]
     out.append(f'<line x1="{_LEFT}" x2="{_W - _RIGHT}" y1="{y_of(0):.1f}" y2="{y_of(0):.1f}" stroke="#333"/>')

@@ -1,7 +1,9 @@
 """Reports of a benchmark run directory, in the layouts of the study's tables.
 
 pass@k overall, by origin and by category (Table 4), tool usage (Table 6), success rate and change size
-for fixed vs failed cases (Table 8), cost of successes vs failures, difficulty tiers (Table 11).
+for fixed vs failed cases (Table 8), cost of successes vs failures, difficulty tiers (Table 11), and
+attempts by how they ended (stop kind). Tiers and the change-size histogram share one rule
+(`harness.grading`): a tier is a whole number of histogram bins.
 
 `build_report` returns plain JSON data (string keys, null where a number does not exist) that the
 Markdown and HTML renderers and `bench compare` read. Rates are fractions in [0, 1]; renderers show %.
@@ -24,10 +26,12 @@ from buildfixer.bench.passk import aggregate, aggregate_by, ks_for, tally
 from buildfixer.bench.report_render import render_html, render_markdown
 from buildfixer.bench.rundir import Run, config_label, load_run, write_atomic
 from buildfixer.core.errors import BuildfixerError
+from buildfixer.core.stops import StopKind
+from buildfixer.harness import grading
 
 __all__ = [
     "FORMATS",
-    "TIERS",
+    "STOP_KINDS",
     "Run",
     "build_report",
     "config_label",
@@ -36,6 +40,7 @@ __all__ = [
     "render",
     "render_markdown",
     "report_command",
+    "stop_kind",
     "tier_of",
     "write_atomic",
     "write_report",
@@ -43,15 +48,8 @@ __all__ = [
 
 FORMATS = ("md", "json", "html")
 UNKNOWN = "unknown"
-# Table 11 of the study: tiers by lines changed in the change that broke the build (inclusive bounds).
-TIERS: tuple[tuple[str, int, int | None], ...] = (
-    ("Trivial", 1, 10),
-    ("Small", 11, 100),
-    ("Medium", 101, 1000),
-    ("Large", 1001, None),
-)
 USAGE_METRICS = ("llm_calls", "input_tokens", "output_tokens", "cost_usd", "duration_s")
-_HIST_EDGES = (1, 3, 10, 30, 100, 300, 1000, 3000, 10000, 30000, 100000)
+STOP_KINDS: tuple[str, ...] = tuple(kind.value for kind in StopKind)
 
 
 def _num(value: Any) -> float | None:
@@ -85,13 +83,14 @@ def _rate(resolved: int, attempts: int) -> float | None:
 
 
 def tier_of(lines_changed: float | None) -> str:
-    """The Table 11 difficulty tier of a change of this many lines (unknown when not recorded)."""
-    if lines_changed is None:
-        return UNKNOWN
-    for name, _, high in TIERS:
-        if high is None or lines_changed <= high:
-            return name
-    return UNKNOWN  # pragma: no cover - the last tier is unbounded
+    """The Table 11 tier of a change of this many lines as shown (`Trivial` ...); unknown when not given."""
+    return UNKNOWN if lines_changed is None else grading.difficulty(lines_changed).capitalize()
+
+
+def stop_kind(row: dict[str, Any]) -> str:
+    """How an attempt ended: its `stop` kind; `unknown` for results written before stops were recorded."""
+    kind = row.get("stop")
+    return kind if isinstance(kind, str) and kind else UNKNOWN
 
 
 def _meta(run: Run) -> dict[str, dict[str, Any]]:
@@ -173,7 +172,7 @@ def _pass_section(
 
 def _tiers(results: list[dict[str, Any]], meta: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
     """Table 11: instances per difficulty tier, with attempts and resolve rate."""
-    bounds = {name: f"{low}–{high}" if high else f">{low - 1}" for name, low, high in TIERS} | {UNKNOWN: "?"}
+    bounds = {name.capitalize(): grading.tier_range(name) for name in grading.TIERS} | {UNKNOWN: "?"}
     instances = Counter(tier_of(values["lines_changed"]) for values in meta.values())
     attempts: Counter[str] = Counter()
     resolved: Counter[str] = Counter()
@@ -197,17 +196,30 @@ def _tiers(results: list[dict[str, Any]], meta: dict[str, dict[str, Any]]) -> li
 
 
 def _histogram(counts: dict[str, tuple[int, int]], meta: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    """Instances per log-spaced bin of lines changed, split by resolved in at least one attempt."""
+    """Instances per log-spaced bin of lines changed, split by resolved in at least one attempt.
+
+    Bin i holds the sizes in (edges[i], edges[i+1]] (the first also those below), the rule of the
+    difficulty tiers, whose limits are bin edges; `labels` name the whole numbers of lines of each.
+    """
     sizes = [(meta[iid]["lines_changed"], c > 0) for iid, (_, c) in counts.items()]
     sizes = [(v, ok) for v, ok in sizes if v is not None]
-    top = max((v for v, _ in sizes), default=1.0)
-    edges = [e for e in _HIST_EDGES if e <= top] or [1]
-    edges.append(next((e for e in _HIST_EDGES if e > top), int(top) + 1))
+    edges = grading.histogram_edges(max((v for v, _ in sizes), default=1.0))
     resolved, unresolved = [0] * (len(edges) - 1), [0] * (len(edges) - 1)
     for value, ok in sizes:
-        index = sum(1 for edge in edges[1:-1] if value >= edge)  # below 1 line counts in the first bin
-        (resolved if ok else unresolved)[index] += 1
-    return {"edges": edges, "resolved": resolved, "unresolved": unresolved}
+        (resolved if ok else unresolved)[grading.size_bin(value, edges[1:-1])] += 1
+    labels = [grading.bin_range(edges, i) for i in range(len(edges) - 1)]
+    return {"edges": edges, "labels": labels, "resolved": resolved, "unresolved": unresolved}
+
+
+def _by_stop(by_config: dict[str, list[dict[str, Any]]]) -> dict[str, dict[str, int]]:
+    """Attempts per stop kind, per configuration: every kind (0 included), then any other seen."""
+    table: dict[str, dict[str, int]] = {}
+    for label, rows in by_config.items():
+        counts = Counter(stop_kind(row) for row in rows)
+        extra = sorted(set(counts) - set(STOP_KINDS) - {UNKNOWN})
+        table[label] = {kind: counts[kind] for kind in STOP_KINDS}
+        table[label] |= {kind: counts[kind] for kind in [*extra, UNKNOWN] if counts[kind]}
+    return table
 
 
 def build_report(run: Run) -> dict[str, Any]:
@@ -219,7 +231,8 @@ def build_report(run: Run) -> dict[str, Any]:
     Returns:
         A dict with at least pass_at_k {overall, by_origin, by_category} ({k: rate or null}), n_instances
         and samples, plus configurations, tool_usage, success_by_category, change_size, usage,
-        difficulty_tiers, change_size_histogram, status_counts and warnings.
+        difficulty_tiers, change_size_histogram, status_counts, by_stop ({configuration: {stop kind:
+        attempts}}) and warnings.
     """
     results, meta = run.results, _meta(run)
     warnings = list(run.warnings)
@@ -275,6 +288,7 @@ def build_report(run: Run) -> dict[str, Any]:
         "usage": _usage(results),
         "difficulty_tiers": _tiers(results, meta),
         "change_size_histogram": _histogram(counts, meta),
+        "by_stop": _by_stop(by_config),
         "warnings": warnings,
     }
 

@@ -2,7 +2,8 @@
 
 Reports are the JSON data of `report.build_report`. Every view is a list of `Table`s built from
 *columns*: (label, report) pairs, one per run, so `bench report` (one column) and `bench compare` (many)
-share the layouts. Numbers that do not exist (pass@k with fewer than k attempts, sd of one value) show NaN.
+share the layouts. pass@k that does not exist (an instance with fewer than k attempts) shows NaN; any
+other missing number (an empty group, the sd of one value) shows "–".
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ Column = tuple[str, dict[str, Any]]
 USAGE_LABELS = {"llm_calls": "LLM calls", "input_tokens": "Input tokens", "output_tokens": "Output tokens",
                 "cost_usd": "Cost (USD)", "duration_s": "Duration (s)"}  # fmt: skip
 NAN = "NaN"
+EMPTY = "–"
 
 
 @dataclass
@@ -49,20 +51,28 @@ def pct(value: float | None) -> str:
 
 
 def number(value: float | None, digits: int = 1) -> str:
-    """A number with thousands separators and `digits` decimals; NaN when missing."""
-    return NAN if value is None else f"{value:,.{digits}f}"
+    """A number with thousands separators and `digits` decimals; – when missing."""
+    return EMPTY if value is None else f"{value:,.{digits}f}"
 
 
 def _median_sd(stats: dict[str, Any]) -> str:
+    """`median ± sd`; the median alone with `± –` for one value, – for none."""
+    if stats["median"] is None:
+        return EMPTY
     return f"{number(stats['median'])} ± {number(stats['sd'])}"
 
 
 def _rate_cell(entry: dict[str, Any] | None, key: str) -> str:
-    """A rate with its counts, as "50.0 (1/2)"; – when the group is absent."""
-    return f"{pct(entry[key])} ({entry['resolved']}/{entry['attempts']})" if entry else "–"
+    """A rate with its counts, as "50.0 (1/2)"; – when the group is absent or has no attempt."""
+    if not entry or entry[key] is None:
+        return EMPTY
+    return f"{pct(entry[key])} ({entry['resolved']}/{entry['attempts']})"
 
 
 def _mean_median(stats: dict[str, Any], digits: int) -> str:
+    """`mean / median`; – when there is no value."""
+    if stats["mean"] is None:
+        return EMPTY
     return f"{number(stats['mean'], digits)} / {number(stats['median'], digits)}"
 
 
@@ -214,6 +224,23 @@ def status_table(columns: Sequence[Column]) -> Table:
     return Table(title="Attempt status", headers=["Status"] + [label for label, _ in columns], rows=rows)
 
 
+def stop_table(columns: Sequence[Column]) -> Table:
+    """Attempts per stop kind (how they ended), one column per configuration."""
+    counts: list[tuple[str, dict[str, int]]] = []
+    for label, report in columns:
+        items = list(report.get("by_stop", {}).items())
+        counts += [(label if len(items) == 1 else f"{label}: {name}", kinds) for name, kinds in items]
+    kinds = list(dict.fromkeys(kind for _, per in counts for kind in per))
+    rows = [[kind] + [str(per.get(kind, 0)) for _, per in counts] for kind in kinds]
+    return Table(
+        title="Attempts by stop kind",
+        headers=["Stop kind"] + [label for label, _ in counts],
+        rows=rows,
+        note="How each attempt ended (resolved: the harness's own build succeeded); unknown: a result "
+        "recorded before stop kinds were.",
+    )
+
+
 def comparison_tables(columns: Sequence[Column]) -> list[Table]:
     """Every table of the report layout for one or more runs."""
     return [
@@ -224,6 +251,7 @@ def comparison_tables(columns: Sequence[Column]) -> list[Table]:
         usage_table(columns),
         tier_table(columns),
         status_table(columns),
+        stop_table(columns),
     ]
 
 
@@ -346,13 +374,11 @@ def render_html(report: dict[str, Any]) -> str:
     figures = [
         ("pass@k per configuration (overall).", pass_at_k_svg(curves(columns))),
         (
-            "Instances by lines changed in the breaking change (log axis); green: resolved in at least one "
-            "attempt, red: never resolved.",
+            "Instances by lines changed in the breaking change (log axis; a bar holds sizes above its left "
+            "edge up to its right edge, as the tiers do); green: resolved in at least one attempt, red: "
+            "never resolved.",
             histogram_svg(
-                hist["edges"],
-                series,
-                "change size",
-                "lines changed (log scale)",
+                hist["edges"], series, "change size", "lines changed (log scale)", hist.get("labels")
             ),
         ),
     ]

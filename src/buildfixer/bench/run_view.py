@@ -17,6 +17,7 @@ def run_with_progress(
     backend: str = "local",
 ) -> list[dict[str, Any]]:
     """Run the benchmark showing progress on stderr; returns every result line."""
+    # rich is a UI library, kept out of every import but the terminal view's.
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -33,7 +34,7 @@ def run_with_progress(
         console=console,
     ) as progress:
         task = progress.add_task(
-            f"{config.agent}/{config.model}", total=total, completed=len(previous), **_fields(state)
+            f"{config.agent}/{config.attempt.model}", total=total, completed=len(previous), **_fields(state)
         )
 
         def on_result(row: dict[str, Any], finished: int, _total: int) -> None:

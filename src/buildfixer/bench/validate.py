@@ -1,8 +1,9 @@
 """Validate benchmark instances: the base build fails as recorded, the gold patch makes it build.
 
 Each instance is checked in a pooled workspace at its base commit, `repeats` times: build (must
-fail, with the recorded category), apply the gold patch, build (must succeed). A verdict that
-changes between repeats makes the instance invalid as flaky. The gold patch is also compared
+fail, with the recorded category), apply the gold patch, build (must succeed); the rule itself is
+`harness.grading.validity`. An outcome that changes between repeats makes the instance invalid as
+flaky. The gold patch is also compared
 with the diff base_commit -> fix_commit (a mismatch is only a warning). The workspace is released
 and every process its builds left running is stopped before the next instance starts.
 """
@@ -13,15 +14,19 @@ import contextlib
 import shutil
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from buildfixer.bench.dataset import Instance, checkout
 from buildfixer.bench.executor import execute
+from buildfixer.buildsys.analyzed import build_and_analyze
 from buildfixer.buildsys.options import BuildOptions
+from buildfixer.buildsys.project import stop_daemons
 from buildfixer.core.errors import BuildfixerError
+from buildfixer.core.progress import Progress, emit
+from buildfixer.harness import grading
 from buildfixer.workspace.git import git
 from buildfixer.workspace.workspace import Workspace
 
@@ -51,7 +56,7 @@ class BuildObservation:
     @property
     def verdict(self) -> str:
         """`status` or `status/category`: what must not change between repeats."""
-        return f"{self.status}/{self.category}" if self.category else self.status
+        return grading.build_outcome(self)
 
 
 @dataclass
@@ -89,9 +94,6 @@ class ValidationResult:
         return data
 
 
-Progress = Callable[[ValidationResult, int, int], None]
-
-
 def _options_for(instance: Instance, options: BuildOptions) -> BuildOptions:
     """The instance's build options: its JDK and command win over the defaults given."""
     return replace(
@@ -118,8 +120,6 @@ def _build(
     ws: Workspace, instance: Instance, options: BuildOptions, stage: str, repeat: int
 ) -> BuildObservation:
     """Run the build once and condense what it showed."""
-    from buildfixer.buildsys.analyzed import build_and_analyze
-
     result, _ = build_and_analyze(ws.root, options, instance.build_system)
     root = result.errors[0].message[:_MESSAGE_CAP] if result.errors else None
     return BuildObservation(stage, repeat, result.status, result.category, result.duration_s, root)
@@ -143,33 +143,33 @@ def _compare_with_fix(ws: Workspace, instance: Instance) -> tuple[bool | None, s
 
 
 def _judge(instance: Instance, result: ValidationResult, repeats: int) -> None:
-    """Fill `reasons` from the builds run: expected verdicts, and the same in every repeat."""
-    expected_base = f"failure/{instance.category}"
-    for stage in ("base", "gold"):
-        seen = result.statuses(stage)
-        if not seen:
-            continue
-        distinct = list(dict.fromkeys(seen))
-        if len(distinct) > 1:
-            result.reasons.append(f"flaky: {stage} build gave {' then '.join(seen)} in {len(seen)} repeats")
-            continue
-        verdict = distinct[0]
-        first = next(b for b in result.builds if b.stage == stage)
-        detail = f": {first.root_error}" if first.root_error else ""
-        if stage == "base" and verdict != expected_base:
-            if first.status == "success":
-                result.reasons.append("base build succeeds (it must fail)")
-            elif first.status == "failure":
-                result.reasons.append(
-                    f"base build fails as {first.category}, recorded {instance.category}{detail}"
-                )
-            else:
-                result.reasons.append(f"base build ended with status {first.status}{detail}")
-        if stage == "gold" and verdict != "success":
-            result.reasons.append(f"build with the gold patch ends as {verdict}{detail}")
-    if len(result.statuses("base")) < repeats and not result.reasons:
-        result.reasons.append("validation stopped before every repeat ran")
+    """Fill `reasons` from the builds run (grading.validity, in words) and set `valid`."""
+    base = [b for b in result.builds if b.stage == "base"]
+    gold = [b for b in result.builds if b.stage == "gold"]
+    for finding in grading.validity(base, gold, instance.category, repeats):
+        if finding.kind == grading.INCOMPLETE and result.reasons:
+            continue  # the setup problem already recorded is why
+        builds = base if finding.stage == "base" else gold
+        first = builds[0] if builds else None
+        result.reasons.append(_in_words(finding, instance, first))
     result.valid = not result.reasons
+
+
+def _in_words(finding: grading.Finding, instance: Instance, first: BuildObservation | None) -> str:
+    """A finding as a reason; `first` is its stage's first build (for the category and root error)."""
+    if finding.kind == grading.INCOMPLETE or first is None:
+        return "validation stopped before every repeat ran"
+    detail = f": {first.root_error}" if first.root_error else ""
+    if finding.kind == grading.FLAKY:
+        seen = finding.seen
+        return f"flaky: {finding.stage} build gave {' then '.join(seen)} in {len(seen)} repeats"
+    if finding.kind == grading.BUILDS:
+        return "base build succeeds (it must fail)"
+    if finding.kind == grading.OTHER_CATEGORY:
+        return f"base build fails as {first.category}, recorded {instance.category}{detail}"
+    if finding.kind == grading.NOT_FAILURE:
+        return f"base build ended with status {first.status}{detail}"
+    return f"build with the gold patch ends as {first.verdict}{detail}"
 
 
 def validate_instance(
@@ -194,8 +194,6 @@ def validate_instance(
     """
     if repeats < 1:
         raise BuildfixerError("repeats must be at least 1")
-    from buildfixer.buildsys.project import stop_daemons
-
     started = time.monotonic()
     result = ValidationResult(instance.instance_id, valid=False)
     own_logs = log_dir is None
@@ -250,7 +248,8 @@ def validate_dataset(
         options: Build options shared by all instances (see `validate_instance`).
         repeats: Builds per stage and instance.
         workers: Instances validated in parallel (builds are CPU-heavy: a few at most).
-        progress: Called with (result, done, total) as each instance finishes.
+        progress: Called as each instance finishes with the event `validated` and data
+            {"result": its ValidationResult, "done": instances finished, "total": instances}.
         log_dir: Keep the build logs here (see `validate_instance`).
     """
     if workers < 1:
@@ -263,6 +262,5 @@ def validate_dataset(
 
     for index, result in execute(one, list(enumerate(instances)), workers):
         results[index] = result
-        if progress is not None:
-            progress(result, len(results), total)
+        emit(progress, "validated", {"result": result, "done": len(results), "total": total})
     return [results[i] for i in range(total)]

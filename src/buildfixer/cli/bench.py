@@ -11,9 +11,30 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+
+from buildfixer.cli.settings import (
+    ATTEMPT_OPTIONS,
+    AgentOpt,
+    ConfigOpt,
+    GuidanceOpt,
+    MaskOpt,
+    MaxCallsOpt,
+    MaxCostOpt,
+    MaxOutputOpt,
+    MaxTimeOpt,
+    MaxTokensOpt,
+    OnlyOpt,
+    SeedOpt,
+    TemperatureOpt,
+    ToolsetOpt,
+    WorkersOpt,
+    attempt_config,
+    merged,
+    only_patterns,
+)
 
 if TYPE_CHECKING:
     from buildfixer.bench.validate import ValidationResult
@@ -47,10 +68,8 @@ def validate(
         int | None, typer.Option(help="JDK for instances that do not name one (default: the machine's).")
     ] = None,
     timeout: Annotated[float, typer.Option(help="Limit of each build, in seconds.")] = 900.0,
-    workers: Annotated[int, typer.Option(help="Instances validated in parallel.")] = 1,
-    only: Annotated[
-        list[str] | None, typer.Option("--only", help="Validate just these instance ids (repeatable).")
-    ] = None,
+    workers: WorkersOpt = None,
+    only: OnlyOpt = None,
     log_dir: Annotated[Path | None, typer.Option(help="Keep every build log in this directory.")] = None,
     as_json: JsonFlag = False,
 ) -> None:
@@ -58,27 +77,29 @@ def validate(
 
     Exit 0 only when all instances are valid.
     """
-    from buildfixer.bench.dataset import dataset_dir, load_dataset
+    from buildfixer.bench.dataset import dataset_dir, load_dataset, select_instances
+    from buildfixer.bench.executor import default_workers
     from buildfixer.bench.validate import validate_dataset
     from buildfixer.buildsys.options import BuildOptions
     from buildfixer.core.errors import BuildfixerError
 
     if repeats < 1:
         raise BuildfixerError("--repeats must be at least 1")
-    if workers < 1:
+    if workers is not None and workers < 1:
         raise BuildfixerError("--workers must be at least 1")
+    workers = workers or default_workers()
     instances = load_dataset(dataset)
-    if only:
-        known = {i.instance_id for i in instances}
-        if unknown := [name for name in only if name not in known]:
-            raise BuildfixerError(f"no instance {', '.join(map(repr, unknown))} in {dataset}")
-        instances = [i for i in instances if i.instance_id in only]
+    chosen = {i["instance_id"] for i in select_instances([{"instance_id": i.instance_id} for i in instances],
+                                                         only_patterns(only))}  # fmt: skip
+    instances = [i for i in instances if i.instance_id in chosen]
 
-    def progress(result: ValidationResult, done: int, total: int) -> None:
-        if not as_json:
-            typer.echo(f"[{done}/{total}] {_result_line(result)}")
-            for warning in result.warnings:
-                typer.echo(f"    warning: {warning}")
+    def progress(event: str, data: dict[str, Any]) -> None:
+        if event != "validated" or as_json:
+            return
+        result: ValidationResult = data["result"]
+        typer.echo(f"[{data['done']}/{data['total']}] {_result_line(result)}")
+        for warning in result.warnings:
+            typer.echo(f"    warning: {warning}")
 
     started = time.monotonic()
     results = validate_dataset(
@@ -102,43 +123,53 @@ def validate(
 
 @bench_app.command()
 def run(
+    ctx: typer.Context,
     dataset: DatasetArg,
-    agent: Annotated[
-        str, typer.Option(help="tool, recipes, coding-assistant, hierarchical, cascade, oracle or none.")
-    ],
     out: Annotated[Path, typer.Option(help="Run directory (rerun the same command to resume).")],
+    agent: AgentOpt = "tool",
     model: Annotated[str, typer.Option(help="Model spec (ignored by oracle, none and recipes).")] = "none",
-    toolset: Annotated[str, typer.Option(help="Tool preset of the tool agent.")] = "gradlefixer",
+    toolset: ToolsetOpt = "gradlefixer",
+    mask: MaskOpt = "none",
+    guidance: GuidanceOpt = False,
+    max_calls: MaxCallsOpt = 30,
+    max_tokens: MaxTokensOpt = None,
+    max_cost: MaxCostOpt = None,
+    max_time: MaxTimeOpt = None,
+    temperature: TemperatureOpt = None,
+    max_output_tokens: MaxOutputOpt = None,
+    seed: SeedOpt = None,
     samples: Annotated[int, typer.Option(help="Attempts per instance (pass@k up to this k).")] = 1,
-    workers: Annotated[int | None, typer.Option(help="Attempts at once (default: one per 2 cores).")] = None,
-    max_calls: Annotated[int, typer.Option(help="LLM call budget per attempt.")] = 30,
-    mask: Annotated[str, typer.Option(help="Mask tool names, descriptions, both, or none.")] = "none",
+    workers: WorkersOpt = None,
     attempt_timeout: Annotated[float, typer.Option(help="Hard limit of one attempt, in seconds.")] = 3600.0,
+    build_timeout: Annotated[float, typer.Option(help="Limit of each build, in seconds.")] = 900.0,
     backend: Annotated[str, typer.Option(help="local, or ray (pip install 'buildfixer[ray]').")] = "local",
-    only: Annotated[
-        str | None, typer.Option(help="Only these instances: comma-separated ids or globs ('cart-*').")
-    ] = None,
+    only: OnlyOpt = None,
+    config_file: ConfigOpt = None,
     as_json: JsonFlag = False,
 ) -> None:
     """Run an agent on every instance (`samples` times), each attempt in a fresh workspace; resumable."""
     from buildfixer.agents.registry import get_agent
     from buildfixer.bench.dataset import dataset_dir, load_dataset, select_instances
-    from buildfixer.bench.run import RunConfig
+    from buildfixer.bench.run import RunConfig  # lazy: pydantic
     from buildfixer.bench.run_view import run_with_progress
-    from buildfixer.core.errors import BuildfixerError
+    from buildfixer.harness.config import validated
     from buildfixer.llm.factory import check_instance_models
 
-    uses_model = get_agent(agent).uses_model
-    if samples < 1 or (workers is not None and workers < 1):
-        raise BuildfixerError("--samples and --workers must be at least 1")
-    instances = select_instances([instance.to_dict() for instance in load_dataset(dataset)], only)
-    if uses_model:
-        check_instance_models(model, [i["instance_id"] for i in instances])
-    config = RunConfig(
-        agent=agent, model="recipes" if agent == "recipes" else model, toolset=toolset, samples=samples,
-        max_calls=max_calls, mask=mask, attempt_timeout_s=attempt_timeout,
-    )  # fmt: skip
-    rows = run_with_progress(instances, dataset_dir(dataset), config, out, workers, backend)
+    run_keys = ("samples", "workers", "attempt_timeout", "build_timeout", "backend")
+    flags = {name: value for name, value in locals().items() if name in (*ATTEMPT_OPTIONS, *run_keys)}
+    values = merged(ctx, config_file, flags)
+    if values["agent"] == "recipes":
+        values["model"] = "recipes"
+    config = validated(RunConfig, {
+        "attempt": attempt_config(values), "samples": values["samples"], "workers": values["workers"],
+        "attempt_timeout_s": values["attempt_timeout"], "build_timeout_s": values["build_timeout"],
+        "backend": values["backend"],
+    })  # fmt: skip
+    everything = [instance.to_dict() for instance in load_dataset(dataset)]
+    instances = select_instances(everything, only_patterns(only))
+    if get_agent(config.agent).uses_model:
+        check_instance_models(config.attempt.model, [i["instance_id"] for i in instances])
+    rows = run_with_progress(instances, dataset_dir(dataset), config, out, config.workers, config.backend)
     resolved = sum(r["resolved"] for r in rows)
     if as_json:
         typer.echo(json.dumps({"out": str(out), "attempts": len(rows), "resolved": resolved}))

@@ -97,11 +97,14 @@ def attempt_config(values: dict[str, Any], **local: Any) -> Any:
     # A config file may hold any type: check the budget's here, in the words of the options.
     for name, kinds in _NUMBERS.items():
         value, flag = values.get(name), "--" + name.replace("_", "-")
-        if value is not None and (isinstance(value, bool) or not isinstance(value, kinds)):
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, kinds):
             raise BuildfixerError(f"{flag}: expected a number, got {value!r}")
-        if value is not None and name in _AT_LEAST_ONE and value < 1:
+        number = value if isinstance(value, int | float) else 0.0
+        if name in _AT_LEAST_ONE and number < 1:
             raise BuildfixerError(f"{flag} must be at least 1")
-        if value is not None and name in _POSITIVE and value <= 0:
+        if name in _POSITIVE and number <= 0:
             raise BuildfixerError(f"{flag} must be positive")
     data = {
         **{key: values[key] for key in ("agent", "model", "toolset", "mask", "guidance")},

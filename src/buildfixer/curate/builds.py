@@ -18,9 +18,15 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from buildfixer import __version__
 from buildfixer.bench.rundir import write_atomic
+from buildfixer.buildsys.analyzed import build_and_analyze
 from buildfixer.buildsys.options import BuildOptions
+from buildfixer.buildsys.plan import executable
+from buildfixer.buildsys.project import resolve_jdk, stop_daemons
 from buildfixer.curate.history import History
+from buildfixer.harness import grading
+from buildfixer.logs.excerpt import log_excerpt
 from buildfixer.workspace.workspace import Workspace
 
 _MAX_ERRORS = 5
@@ -49,7 +55,7 @@ class BuildRecord:
     @property
     def verdict(self) -> str:
         """`status` or `status/category`: what must be the same in every repeat."""
-        return f"{self.status}/{self.category}" if self.category else self.status
+        return grading.build_outcome(self)
 
 
 # What became of a state in a run, in the order merging keeps the last of: answered by the cache
@@ -99,10 +105,6 @@ def _file_stamp(path: str) -> str:
 
 def toolchain(system: str, jdk: int | None) -> str:
     """A fingerprint of the programs a build of `system` runs with (JDK included for JVM builds)."""
-    from buildfixer import __version__
-    from buildfixer.buildsys.plan import executable
-    from buildfixer.buildsys.project import resolve_jdk
-
     parts = [f"buildfixer {__version__}", system]
     for name in _TOOLS.get(system, ()):
         found = executable(name)
@@ -216,10 +218,6 @@ class StateBuilder:
 
     def _run(self, sha: str, system: str, count: int, as_of: str | None) -> list[BuildRecord]:
         """Build a commit `count` times in one pooled workspace, resetting it in between."""
-        from buildfixer.buildsys.analyzed import build_and_analyze
-        from buildfixer.buildsys.project import stop_daemons
-        from buildfixer.logs.excerpt import log_excerpt
-
         ws = Workspace.acquire(self.source, sha, cache_dir=self.options.cache_dir)
         options = replace(self.options, state_dir=None, log_path=None, as_of=as_of)
         records = []

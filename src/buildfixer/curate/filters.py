@@ -20,15 +20,11 @@ from buildfixer.core.errors import BuildfixerError
 from buildfixer.curate.builds import BuildRecord, StateBuilder
 from buildfixer.curate.candidates import Candidate
 from buildfixer.curate.history import History
+from buildfixer.harness import grading
+from buildfixer.logs.rank import normalize_message
 from buildfixer.workspace.git import git
 
 FILTERS = ("size", "builds_good", "model", "gold_applies", "fails_bad", "reproducible", "duplicate")
-TIERS = ((10, "trivial"), (100, "small"), (1000, "medium"))
-
-
-def difficulty(lines_changed: int) -> str:
-    """Difficulty tier by lines changed: trivial 1-10, small 11-100, medium 101-1000, large above."""
-    return next((name for limit, name in TIERS if lines_changed <= limit), "large")
 
 
 class Rejected(Exception):
@@ -86,10 +82,10 @@ def check_applies(history: History, commit: str, patch: str) -> None:
 
 
 def check_builds(builder: StateBuilder, sha: str, repeats: int, as_of: str | None) -> list[BuildRecord]:
-    """Rejected (builds_good) unless the state builds in every repeat."""
+    """Rejected (builds_good) unless the state builds in every repeat (grading.gold_finding)."""
     records = builder.build(sha, repeats, as_of)
-    failed = [r for r in records if r.status != "success"]
-    if failed:
+    if grading.gold_finding(records) is not None:
+        failed = [r for r in records if r.status != grading.SUCCESS]
         first = failed[0]
         detail = first.errors[0]["message"][:200] if first.errors else first.status
         raise Rejected("builds_good", f"{first.verdict} in {len(failed)} of {len(records)} builds: {detail}")
@@ -97,20 +93,22 @@ def check_builds(builder: StateBuilder, sha: str, repeats: int, as_of: str | Non
 
 
 def check_fails(builder: StateBuilder, sha: str, repeats: int, as_of: str | None) -> list[BuildRecord]:
-    """Rejected (fails_bad) unless the state fails in every repeat with one and the same category."""
+    """Rejected (fails_bad) unless the state fails in every repeat with one and the same category.
+
+    The rule is grading.base_finding with no recorded category (the instance records this one).
+    """
     records = builder.build(sha, repeats, as_of)
-    verdicts = {r.verdict for r in records}
-    if any(r.status != "failure" for r in records):
-        raise Rejected("fails_bad", f"builds as {', '.join(sorted(verdicts))}, not a failure every time")
-    if len(verdicts) > 1:
-        raise Rejected("fails_bad", f"flaky: {', '.join(sorted(verdicts))}")
+    finding = grading.base_finding(records)
+    if finding is not None:
+        verdicts = ", ".join(sorted(set(finding.seen)))
+        if finding.kind == grading.FLAKY:
+            raise Rejected("fails_bad", f"flaky: {verdicts}")
+        raise Rejected("fails_bad", f"builds as {verdicts}, not a failure every time")
     return records
 
 
 def signature(record: BuildRecord) -> str:
     """`duplicate` key: category and the first error's file, line and message (normalized)."""
-    from buildfixer.logs.rank import normalize_message
-
     error = record.errors[0] if record.errors else {}
     parts = [record.category or "", error.get("file") or "", str(error.get("line")), error.get("message", "")]
     parts[3] = normalize_message(parts[3])
@@ -138,7 +136,7 @@ def make_instance(
         "error_log": failing.log,
         "files_changed": files,
         "lines_changed": lines,
-        "difficulty": difficulty(lines),
+        "difficulty": grading.difficulty(lines),
         "created_at": commit.date,
         "split": "test",
         "as_of": as_of,

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from buildfixer.curate.filters import Rejected
 from buildfixer.curate.history import History
+from buildfixer.deps.asof import find_dynamic_versions, pin_dynamic_versions
 from buildfixer.workspace.workspace import Workspace
 
 JVM_SYSTEMS = ("maven", "gradle")
@@ -24,8 +25,6 @@ def pin_state(history: History, source: str, sha: str, as_of: str, cache_dir: Pa
     Raises:
         Rejected: (filter `reproducible`) a dynamic version cannot be dated.
     """
-    from buildfixer.deps.asof import find_dynamic_versions, pin_dynamic_versions
-
     ws = Workspace.acquire(source, sha, cache_dir=cache_dir)
     try:
         if not find_dynamic_versions(ws.root):

@@ -16,24 +16,36 @@ import functools
 import re
 import tempfile
 import time
-from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from buildfixer.bench.dataset import Instance, save_dataset
+from buildfixer.bench.executor import execute
 from buildfixer.buildsys.options import BuildOptions
+from buildfixer.buildsys.project import detect_build_system
 from buildfixer.core.errors import BuildfixerError
+from buildfixer.core.progress import Progress, emit
+from buildfixer.curate import candidates as found
+from buildfixer.curate import filters
 from buildfixer.curate.builds import BuildCache, StateBuilder
 from buildfixer.curate.candidates import Candidate
-from buildfixer.curate.filters import Limits, Outcome
+from buildfixer.curate.filters import Limits, Outcome, Rejected
 from buildfixer.curate.history import History
 from buildfixer.curate.pinning import JVM_SYSTEMS, pin_state
+from buildfixer.curate.reimplement import reimplement
 from buildfixer.curate.state import Standings, history_order, outcome_of
 from buildfixer.curate.summary import Summary
+from buildfixer.llm.factory import model_for_instance
+from buildfixer.workspace.git import git
+from buildfixer.workspace.workspace import Workspace, mirror_of, normalize_source
 
-# Called with (stage, done, total, outcome or None, the run's summary so far) as work finishes;
-# an outcome may come twice: kept, then (a duplicate of an earlier instance found later) rejected.
-Progress = Callable[[str, int, int, "Outcome | None", Summary], None]
+# Progress events (`progress(event, data)`), each with "done", "total" (of the stage) and
+# "summary" (the run's Summary so far):
+#   "build"    a branch commit was built (human mode, before the filters);
+#   "filter"   the filter stage's count, without a candidate (as it starts, and once more at the end);
+#   "outcome"  a candidate's standing was written; data["outcome"] is its Outcome. A candidate may
+#              come twice: kept, then rejected when a duplicate earlier in history is found later.
 
 
 @dataclass
@@ -87,9 +99,6 @@ def repo_name(source: str) -> str:
 
 def evaluate(candidate: Candidate, setup: Setup) -> Outcome:
     """Run one candidate through the filters; never raises for a rejection."""
-    from buildfixer.curate import filters
-    from buildfixer.curate.filters import Rejected
-
     builder = setup.builder()
     history = builder.history
     outcome = Outcome(candidate.key, candidate.mode, accepted=False)
@@ -103,9 +112,7 @@ def evaluate(candidate: Candidate, setup: Setup) -> Outcome:
             filters.check_builds(builder, good, setup.repeats, as_of)
             bad = _reimplemented(candidate, setup, history)
         elif candidate.mode == "dependency":
-            from buildfixer.curate.candidates import revert_build_files
-
-            bad = revert_build_files(history, candidate.commit)
+            bad = found.revert_build_files(history, candidate.commit)
         assert bad is not None
         if as_of and setup.system in JVM_SYSTEMS:
             bad, good = (
@@ -131,12 +138,8 @@ def evaluate(candidate: Candidate, setup: Setup) -> Outcome:
 
 
 def _reimplemented(candidate: Candidate, setup: Setup, history: History) -> str:
-    from buildfixer.curate.reimplement import reimplement
-
     if not setup.model:
         raise BuildfixerError("the llm mode needs --model")
-    from buildfixer.llm.factory import model_for_instance
-
     trajectory = setup.trajectories / f"{candidate.key}.json" if setup.trajectories else None
     model = model_for_instance(setup.model, candidate.key)  # scripted:DIR -> DIR/<key>.json
     return reimplement(
@@ -188,14 +191,12 @@ def curate(
             detected at `rev` when None.
         name: The repository's name in instance ids and bundle names (default: the last part of
             `source`).
-        progress: Called with (stage, done, total, outcome, summary) as work finishes.
+        progress: Called with (event, data) as work finishes: the events `build`, `filter` and
+            `outcome` described at the top of this module.
 
     Raises:
         BuildfixerError: Bad mode, missing model, unknown repository or revision.
     """
-    from buildfixer.curate import candidates as found
-    from buildfixer.workspace.workspace import mirror_of, normalize_source
-
     if mode not in found.MODES:
         raise BuildfixerError(f"unknown mode {mode!r} (known: {', '.join(found.MODES)})")
     if mode == "llm" and not model:
@@ -226,15 +227,17 @@ def curate(
     run_filters(candidates, setup, out, workers, backend, progress, summary)
     write_dataset(out, setup, {c.key for c in candidates}, summary)
     summary.duration_s = time.monotonic() - started
-    if progress:
-        progress("filter", len(candidates), len(candidates), None, summary)
+    _emit(progress, "filter", len(candidates), len(candidates), summary)
     return summary
 
 
-def _system_at(source: str, sha: str, options: BuildOptions) -> str:
-    from buildfixer.buildsys.project import detect_build_system
-    from buildfixer.workspace.workspace import Workspace
+def _emit(
+    progress: Progress | None, event: str, done: int, total: int, summary: Summary, **more: Any
+) -> None:
+    emit(progress, event, {"done": done, "total": total, "summary": summary, **more})
 
+
+def _system_at(source: str, sha: str, options: BuildOptions) -> str:
     ws = Workspace.acquire(source, sha, cache_dir=options.cache_dir)
     try:
         return detect_build_system(ws.root)
@@ -253,14 +256,11 @@ def _build_all(
     summary: Summary,
 ) -> dict[str, bool]:  # fmt: skip
     """Whether each commit builds (once; the filters build the states they keep again)."""
-    from buildfixer.bench.executor import execute
-
     result: dict[str, bool] = {}
     for sha, ok, stats in execute(functools.partial(_builds_once, setup=setup), commits, workers, backend):
         result[sha] = ok
         summary.count(stats)
-        if progress:
-            progress("build", len(result), len(commits), None, summary)
+        _emit(progress, "build", len(result), len(commits), summary)
     return result
 
 
@@ -274,22 +274,18 @@ def run_filters(
     summary: Summary,
 ) -> None:
     """Evaluate the candidates the state does not have yet, recording each outcome as it comes."""
-    from buildfixer.bench.executor import execute
-
     state = Standings(out, setup.name, {c.key for c in candidates}, summary)
     done = state.done()
     todo = [c for c in candidates if c.key not in done]
     finished = len(candidates) - len(todo)
-    if progress:
-        progress("filter", finished, len(candidates), None, summary)
+    _emit(progress, "filter", finished, len(candidates), summary)
     job = functools.partial(evaluate, setup=setup)
     for outcome in execute(job, todo, workers, backend):
         finished += 1
         summary.evaluated += 1
         summary.count(outcome.stats)
         for row in state.add(outcome):
-            if progress:
-                progress("filter", finished, len(candidates), outcome_of(row), summary)
+            _emit(progress, "outcome", finished, len(candidates), summary, outcome=outcome_of(row))
 
 
 def write_dataset(out: Path, setup: Setup, keys: set[str], summary: Summary) -> None:
@@ -298,8 +294,6 @@ def write_dataset(out: Path, setup: Setup, keys: set[str], summary: Summary) -> 
     Every repository and mode curated into `out` is kept; this run's repository also gets its
     bundle rewritten. `summary` receives this run's counts (candidates in `keys`).
     """
-    from buildfixer.bench.dataset import Instance, save_dataset
-
     state = Standings(out, setup.name, keys, summary)  # read again: other runs may have appended
     kept = sorted((r for r in state.rows.values() if r["accepted"]), key=history_order)
     ours = [r["instance"] for r in kept if r["repo"] == setup.name]
@@ -315,8 +309,6 @@ def _bundle_rel(name: str) -> str:
 
 def _write_bundle(path: Path, mirror: Path, instances: list[dict[str, Any]]) -> None:
     """A bundle of the commits the instances name (and their history), made in a scratch repository."""
-    from buildfixer.workspace.git import git
-
     commits = sorted({c for i in instances for c in (i["base_commit"], i["fix_commit"]) if c})
     with tempfile.TemporaryDirectory(prefix="curate-bundle-") as tmp:
         scratch = Path(tmp) / "r.git"

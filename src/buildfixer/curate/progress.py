@@ -13,6 +13,8 @@ from typing import Any
 from buildfixer.curate.filters import Outcome
 from buildfixer.curate.summary import Summary
 
+# The progress bar each event moves (see curate.pipeline for the events and their data).
+_BARS = {"build": "build", "filter": "filter", "outcome": "filter"}
 _STAGES = {"build": "building branch commits", "filter": "filtering candidates"}
 
 
@@ -26,10 +28,18 @@ def status(summary: Summary) -> str:
     )
 
 
+def outcome_line(outcome: Outcome) -> str:
+    """The line printed for a candidate's standing (rich markup)."""
+    if outcome.accepted:
+        return f"[green]✓[/] {outcome.key}"
+    return f"[dim]✗ {outcome.filter}:[/] {outcome.key} [dim]{outcome.reason[:100]}[/]"
+
+
 def curate_with_progress(
     curate: Callable[..., Summary], mode: str, repo: str, out: Path, kwargs: dict[str, Any]
 ) -> Summary:
     """Run `curate(mode, repo, out, **kwargs)` showing its progress on stderr."""
+    # rich is a UI library, kept out of every import but the terminal view's.
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -44,14 +54,16 @@ def curate_with_progress(
     ) as progress:
         tasks: dict[str, Any] = {}
 
-        def on_progress(stage: str, done: int, total: int, outcome: Outcome | None, summary: Summary) -> None:
-            if stage not in tasks:
-                name = f"{mode}: {_STAGES.get(stage, stage)}"
-                tasks[stage] = progress.add_task(name, total=total, status="")
-            if outcome is not None:
-                mark = "[green]✓[/]" if outcome.accepted else f"[dim]✗ {outcome.filter}:[/]"
-                detail = "" if outcome.accepted else f" [dim]{outcome.reason[:100]}[/]"
-                progress.console.print(f"{mark} {outcome.key}{detail}", highlight=False)
-            progress.update(tasks[stage], completed=done, total=total, status=status(summary))
+        def on_progress(event: str, data: dict[str, Any]) -> None:
+            bar = _BARS.get(event)
+            if bar is None:
+                return  # an event this view does not show
+            if bar not in tasks:
+                name = f"{mode}: {_STAGES[bar]}"
+                tasks[bar] = progress.add_task(name, total=data["total"], status="")
+            if event == "outcome":
+                progress.console.print(outcome_line(data["outcome"]), highlight=False)
+            progress.update(tasks[bar], completed=data["done"], total=data["total"],
+                            status=status(data["summary"]))  # fmt: skip
 
         return curate(mode, repo, out, progress=on_progress, **kwargs)

@@ -10,9 +10,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from buildfixer.agents.loop import Budget, ToolLoop
+from buildfixer.agents.prompts import directory_tree
+from buildfixer.agents.trajectory import Trajectory
+from buildfixer.core.chat import ModelError
+from buildfixer.core.errors import BuildfixerError
 from buildfixer.curate.candidates import Candidate
 from buildfixer.curate.filters import Rejected
 from buildfixer.curate.history import History
+from buildfixer.llm.factory import make_model
+from buildfixer.tools.context import ToolContext
+from buildfixer.tools.files import file_tools
 from buildfixer.workspace.workspace import Workspace
 
 EDIT_TOOLS = ("list_directory", "glob", "search_file_content", "read_file", "replace", "write_file")
@@ -26,8 +34,6 @@ reply with a one-line summary and no tool call."""
 
 def first_message(root: Path, message: str, notes: str | None) -> str:
     """The task: the commit message, the release notes if any, and the project's files."""
-    from buildfixer.agents.prompts import directory_tree
-
     parts = [f"Implement this commit:\n\n{message.strip()}"]
     if notes:
         parts.append(f"Release notes of the version that contains it:\n\n{notes.strip()}")
@@ -50,14 +56,6 @@ def reimplement(
     Raises:
         Rejected: (filter `model`) the model failed or changed nothing.
     """
-    from buildfixer.agents.loop import Budget, ToolLoop
-    from buildfixer.agents.trajectory import Trajectory
-    from buildfixer.core.errors import BuildfixerError
-    from buildfixer.llm.base import ModelError
-    from buildfixer.llm.factory import make_model
-    from buildfixer.tools.context import ToolContext
-    from buildfixer.tools.files import file_tools
-
     commit = history.commit(candidate.commit)
     parent = commit.parents[0]
     ws = Workspace.acquire(source, parent, cache_dir=cache_dir)

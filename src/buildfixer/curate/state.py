@@ -16,12 +16,13 @@ were recorded (their duplicates stand `accepted`), is made right by the next run
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from buildfixer.bench.run import ResultWriter, read_results
+from buildfixer.bench.run import ResultWriter
 from buildfixer.curate.filters import Outcome
 from buildfixer.curate.summary import Summary
 
@@ -34,9 +35,24 @@ def state_path(out: Path) -> Path:
     return out.with_name(out.name + ".state.jsonl")
 
 
+def read_lines(path: Path) -> list[Row]:
+    """Every complete line of a state file, in order (a torn last line, from a kill, is skipped)."""
+    if not path.exists():
+        return []
+    rows = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(row, dict):
+            rows.append(row)
+    return rows
+
+
 def read_state(path: Path) -> dict[RowKey, Row]:
     """The standing of every candidate in a state file: its last complete line."""
-    return {(row["repo"], row["key"]): row for row in read_results(path) if "repo" in row and "key" in row}
+    return {(row["repo"], row["key"]): row for row in read_lines(path) if "repo" in row and "key" in row}
 
 
 def history_order(row: Row) -> tuple[str, str]:

@@ -21,6 +21,7 @@ from buildfixer.core.chat import ModelError
 from buildfixer.core.progress import Progress, emit
 from buildfixer.core.records import BuildResult
 from buildfixer.core.stops import Stop, StopKind
+from buildfixer.harness import grading
 from buildfixer.harness.config import AttemptConfig
 from buildfixer.llm import factory
 from buildfixer.tools.context import ToolContext
@@ -136,7 +137,7 @@ def run_attempt(
             trajectory.finish({"resolved": False, **Stop(StopKind.INFRA_ERROR, "interrupted").to_dict()})
             raise
         verdict, edited, refused = verdict_build(ctx, config.frozen, progress)
-    resolved = verdict.status == "success"
+    resolved = grading.is_resolved(verdict.status)
     if resolved and stop.kind is not StopKind.RESOLVED:
         stop = Stop(StopKind.RESOLVED, stop.detail)  # the harness's build, not the agent's word, decides
     trajectory.finish(
