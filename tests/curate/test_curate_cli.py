@@ -30,10 +30,11 @@ def test_bad_usage_is_refused(tmp_path):
     repo = Repo(tmp_path / "r")
     repo.commit("one", {"pyproject.toml": "[project]\nname = 'x'\nversion = '0'\n"})
     out = tmp_path / "data" / "d.jsonl"
-    assert_refused(
-        run("human", str(repo.path), "--out", str(out), "--model", "openai/gpt-4.1"), "uses no model"
-    )
-    assert_refused(run("llm", str(repo.path), "--out", str(out)), "the llm mode needs --model")
+    # Each mode declares only its own options: --model is the llm mode's, and there it is required.
+    assert_refused(run("human", str(repo.path), "--out", str(out), "--model", "openai/gpt-4.1"), "--model")
+    assert_refused(run("llm", str(repo.path), "--out", str(out)), "Missing option '--model'")
+    assert "--model" not in run("dependency", "--help").stdout
+    assert "--ranges" not in run("llm", "--help").stdout
     missing = tmp_path / "missing.json"
     assert_refused(
         run("llm", str(repo.path), "--out", str(out), "--model", f"scripted:{missing}"), "not found"

@@ -1,17 +1,16 @@
 """The `buildfixer bench` commands: `validate` a dataset (`run`, `report` and `compare` join here).
 
 `buildfixer.cli.main` imports this module at start-up, so only typer is imported at module level;
-each command imports what it needs. A new command is one more `@bench_app.command()` function.
+the work of validate and run is `cli.bench_commands`. A new command is one more
+`@bench_app.command()` function.
 Exit codes as everywhere: 0 success, 1 the benchmark check failed, 2 bad usage or input
 (a `BuildfixerError`, printed by `buildfixer.cli.main.main`).
 """
 
 from __future__ import annotations
 
-import json
-import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated
 
 import typer
 
@@ -31,13 +30,8 @@ from buildfixer.cli.settings import (
     TemperatureOpt,
     ToolsetOpt,
     WorkersOpt,
-    attempt_config,
     merged,
-    only_patterns,
 )
-
-if TYPE_CHECKING:
-    from buildfixer.bench.validate import ValidationResult
 
 bench_app = typer.Typer(
     name="bench",
@@ -49,15 +43,6 @@ bench_app = typer.Typer(
 
 DatasetArg = Annotated[Path, typer.Argument(help="A .jsonl file, or a directory of .jsonl/.json files.")]
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
-
-
-def _result_line(result: ValidationResult) -> str:
-    """One line per instance: mark, id, time, and why it is invalid."""
-    mark = "✓" if result.valid else "✗"
-    line = f"{mark} {result.instance_id}  ({result.duration_s:.1f} s)"
-    if result.reasons:
-        line += "  " + "; ".join(result.reasons)
-    return line
 
 
 @bench_app.command()
@@ -77,48 +62,9 @@ def validate(
 
     Exit 0 only when all instances are valid.
     """
-    from buildfixer.bench.dataset import dataset_dir, load_dataset, select_instances
-    from buildfixer.bench.executor import default_workers
-    from buildfixer.bench.validate import validate_dataset
-    from buildfixer.buildsys.options import BuildOptions
-    from buildfixer.core.errors import BuildfixerError
+    from buildfixer.cli import bench_commands  # lazy: validation imports pydantic and the build layer
 
-    if repeats < 1:
-        raise BuildfixerError("--repeats must be at least 1")
-    if workers is not None and workers < 1:
-        raise BuildfixerError("--workers must be at least 1")
-    workers = workers or default_workers()
-    instances = load_dataset(dataset)
-    chosen = {i["instance_id"] for i in select_instances([{"instance_id": i.instance_id} for i in instances],
-                                                         only_patterns(only))}  # fmt: skip
-    instances = [i for i in instances if i.instance_id in chosen]
-
-    def progress(event: str, data: dict[str, Any]) -> None:
-        if event != "validated" or as_json:
-            return
-        result: ValidationResult = data["result"]
-        typer.echo(f"[{data['done']}/{data['total']}] {_result_line(result)}")
-        for warning in result.warnings:
-            typer.echo(f"    warning: {warning}")
-
-    started = time.monotonic()
-    results = validate_dataset(
-        instances,
-        dataset_dir(dataset),
-        BuildOptions(jdk=jdk, timeout_s=timeout),
-        repeats=repeats,
-        workers=workers,
-        progress=progress,
-        log_dir=log_dir,
-    )
-    valid = sum(r.valid for r in results)
-    if as_json:
-        data = {"valid": valid, "total": len(results), "instances": [r.to_dict() for r in results]}
-        typer.echo(json.dumps(data, indent=2))
-    else:
-        elapsed = time.monotonic() - started
-        typer.echo(f"{valid}/{len(results)} instances valid ({elapsed:.0f} s, {workers} worker(s))")
-    raise typer.Exit(0 if valid == len(results) else 1)
+    raise typer.Exit(bench_commands.validate(dataset, repeats, jdk, timeout, workers, only, log_dir, as_json))
 
 
 @bench_app.command()
@@ -148,33 +94,11 @@ def run(
     as_json: JsonFlag = False,
 ) -> None:
     """Run an agent on every instance (`samples` times), each attempt in a fresh workspace; resumable."""
-    from buildfixer.agents.registry import get_agent
-    from buildfixer.bench.dataset import dataset_dir, load_dataset, select_instances
-    from buildfixer.bench.run import RunConfig  # lazy: pydantic
-    from buildfixer.bench.run_view import run_with_progress
-    from buildfixer.harness.config import validated
-    from buildfixer.llm.factory import check_instance_models
+    from buildfixer.cli import bench_commands  # lazy: the runner imports pydantic and every agent
 
     run_keys = ("samples", "workers", "attempt_timeout", "build_timeout", "backend")
     flags = {name: value for name, value in locals().items() if name in (*ATTEMPT_OPTIONS, *run_keys)}
-    values = merged(ctx, config_file, flags)
-    if values["agent"] == "recipes":
-        values["model"] = "recipes"
-    config = validated(RunConfig, {
-        "attempt": attempt_config(values), "samples": values["samples"], "workers": values["workers"],
-        "attempt_timeout_s": values["attempt_timeout"], "build_timeout_s": values["build_timeout"],
-        "backend": values["backend"],
-    })  # fmt: skip
-    everything = [instance.to_dict() for instance in load_dataset(dataset)]
-    instances = select_instances(everything, only_patterns(only))
-    if get_agent(config.agent).uses_model:
-        check_instance_models(config.attempt.model, [i["instance_id"] for i in instances])
-    rows = run_with_progress(instances, dataset_dir(dataset), config, out, config.workers, config.backend)
-    resolved = sum(r["resolved"] for r in rows)
-    if as_json:
-        typer.echo(json.dumps({"out": str(out), "attempts": len(rows), "resolved": resolved}))
-    else:
-        typer.echo(f"{resolved}/{len(rows)} attempts resolved; report: buildfixer bench report {out}")
+    bench_commands.run(dataset, out, merged(ctx, config_file, flags), only, as_json)
 
 
 @bench_app.command()
@@ -183,7 +107,7 @@ def report(
     fmt: Annotated[str, typer.Option("--format", help="md, html or json.")] = "md",
 ) -> None:
     """pass@k by origin and category, tool usage, change sizes, cost; written into the run directory."""
-    from buildfixer.bench.report import report_command
+    from buildfixer.bench.report import report_command  # lazy: reports read runs with pydantic
 
     raise typer.Exit(report_command(run_dir, fmt))
 
@@ -195,6 +119,6 @@ def compare(
     out: Annotated[Path | None, typer.Option(help="Also write it to this file or folder.")] = None,
 ) -> None:
     """Put configurations side by side: pass@k, tool usage and cost per run."""
-    from buildfixer.bench.compare import compare_command
+    from buildfixer.bench.compare import compare_command  # lazy: reports read runs with pydantic
 
     raise typer.Exit(compare_command(run_dirs, fmt, out))

@@ -1,15 +1,14 @@
 """The `buildfixer curate` commands: `human`, `dependency`, `llm` mine instances; `split` splits them.
 
-Imported at CLI start-up: only typer at module level, the rest inside the commands.
+Imported at CLI start-up: only typer at module level; each mode's work is `cli.curate_commands`.
+The three modes share most options but each declares only those it uses.
 """
 
 from __future__ import annotations
 
 import json
-import re
-from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
@@ -21,111 +20,109 @@ curate_app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-_HELP = {
-    "human": "Failing commits inside merged branches (or --ranges) whose branch builds later; gold = "
-    "the diff to the next commit that builds.",
-    "dependency": "Commits changing build files and source: revert the build-file half; if that fails, "
-    "gold = the build-file changes.",
-    "llm": "A model re-implements a commit from its message; if its version fails, gold = the human commit.",
-}
+# Options every mining mode has.
+RepoArg = Annotated[str, typer.Argument(help="Repository path, URL or git bundle (never modified).")]
+OutOpt = Annotated[Path, typer.Option(help="Dataset file (JSONL) to add the instances to.")]
+RevOpt = Annotated[str, typer.Option(help="Read history from this revision.")]
+LimitOpt = Annotated[int | None, typer.Option(help="Merges (human) or commits looked at, newest first.")]
+WorkersOpt = Annotated[int | None, typer.Option(help="Candidates at once (default: one per 2 cores).")]
+BackendOpt = Annotated[str, typer.Option(help="local, or ray.")]
+RepeatsOpt = Annotated[int, typer.Option(help="Builds of each state (catches flaky ones).")]
+MaxFilesOpt = Annotated[int, typer.Option(help="Largest fix kept: files.")]
+MaxLinesOpt = Annotated[int, typer.Option(help="Largest fix kept: lines changed.")]
+JdkOpt = Annotated[int | None, typer.Option(help="JDK to build with.")]
+NameOpt = Annotated[str | None, typer.Option(help="Repository name in instance ids (default: from REPO).")]
+SystemOpt = Annotated[str | None, typer.Option(help="gradle, maven, python or npm (default: detected).")]
+BuildCommandOpt = Annotated[str | None, typer.Option(help="Tasks/goals/scripts to build.")]
+TimeoutOpt = Annotated[float, typer.Option(help="Limit of one build, in seconds.")]
+AsOfOpt = Annotated[bool, typer.Option(help="Resolve unpinned dependencies as of each commit's date.")]
+BuildCacheOpt = Annotated[
+    Path | None, typer.Option(help="Folder of cached build results (default: in the cache).")
+]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")]
 
 
-def _mode_command(mode: str) -> Callable[..., None]:
-    def command(
-        repo: Annotated[str, typer.Argument(help="Repository path, URL or git bundle (never modified).")],
-        out: Annotated[Path, typer.Option(help="Dataset file (JSONL) to add the instances to.")],
-        model: Annotated[str | None, typer.Option(help="Model of the llm mode (or scripted:DIR).")] = None,
-        rev: Annotated[str, typer.Option(help="Read history from this revision.")] = "HEAD",
-        limit: Annotated[
-            int | None, typer.Option(help="Merges (human) or commits looked at, newest first.")
-        ] = None,
-        ranges: Annotated[
-            Path | None, typer.Option(help="human: file of BASE..HEAD PR ranges instead of merges.")
-        ] = None,
-        notes: Annotated[Path | None, typer.Option(help="llm: release notes shown to the model.")] = None,
-        workers: Annotated[
-            int | None, typer.Option(help="Candidates at once (default: one per 2 cores).")
-        ] = None,
-        backend: Annotated[str, typer.Option(help="local, or ray.")] = "local",
-        repeats: Annotated[int, typer.Option(help="Builds of each state (catches flaky ones).")] = 2,
-        max_files: Annotated[int, typer.Option(help="Largest fix kept: files.")] = 50,
-        max_lines: Annotated[int, typer.Option(help="Largest fix kept: lines changed.")] = 2000,
-        jdk: Annotated[int | None, typer.Option(help="JDK to build with.")] = None,
-        name: Annotated[
-            str | None, typer.Option(help="Repository name in instance ids (default: from REPO).")
-        ] = None,
-        system: Annotated[
-            str | None, typer.Option(help="gradle, maven, python or npm (default: detected).")
-        ] = None,
-        build_command: Annotated[str | None, typer.Option(help="Tasks/goals/scripts to build.")] = None,
-        timeout: Annotated[float, typer.Option(help="Limit of one build, in seconds.")] = 900.0,
-        as_of: Annotated[
-            bool, typer.Option(help="Resolve unpinned dependencies as of each commit's date.")
-        ] = True,
-        build_cache: Annotated[
-            Path | None, typer.Option(help="Folder of cached build results (default: in the cache).")
-        ] = None,
-        as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
-    ) -> None:
-        _run_mode(mode, locals())
+@curate_app.command()
+def human(
+    repo: RepoArg,
+    out: OutOpt,
+    ranges: Annotated[
+        Path | None, typer.Option(help="File of BASE..HEAD PR ranges instead of merges.")
+    ] = None,
+    rev: RevOpt = "HEAD",
+    limit: LimitOpt = None,
+    workers: WorkersOpt = None,
+    backend: BackendOpt = "local",
+    repeats: RepeatsOpt = 2,
+    max_files: MaxFilesOpt = 50,
+    max_lines: MaxLinesOpt = 2000,
+    jdk: JdkOpt = None,
+    name: NameOpt = None,
+    system: SystemOpt = None,
+    build_command: BuildCommandOpt = None,
+    timeout: TimeoutOpt = 900.0,
+    as_of: AsOfOpt = True,
+    build_cache: BuildCacheOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Failing commits in merged branches (or --ranges) that build later; gold = the diff to that build."""
+    from buildfixer.cli import curate_commands  # lazy: curation imports pydantic and the harness
 
-    command.__doc__ = _HELP[mode]
-    return command
+    curate_commands.run_mode("human", locals())
 
 
-for _mode in _HELP:
-    curate_app.command(name=_mode)(_mode_command(_mode))
+@curate_app.command()
+def dependency(
+    repo: RepoArg,
+    out: OutOpt,
+    rev: RevOpt = "HEAD",
+    limit: LimitOpt = None,
+    workers: WorkersOpt = None,
+    backend: BackendOpt = "local",
+    repeats: RepeatsOpt = 2,
+    max_files: MaxFilesOpt = 50,
+    max_lines: MaxLinesOpt = 2000,
+    jdk: JdkOpt = None,
+    name: NameOpt = None,
+    system: SystemOpt = None,
+    build_command: BuildCommandOpt = None,
+    timeout: TimeoutOpt = 900.0,
+    as_of: AsOfOpt = True,
+    build_cache: BuildCacheOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Commits changing build files and source: revert the build-file half; gold = the build-file changes."""
+    from buildfixer.cli import curate_commands  # lazy: curation imports pydantic and the harness
+
+    curate_commands.run_mode("dependency", locals())
 
 
-def _run_mode(mode: str, args: dict[str, Any]) -> None:
-    from buildfixer.buildsys.options import BuildOptions
-    from buildfixer.core.errors import BuildfixerError
-    from buildfixer.curate.candidates import read_ranges
-    from buildfixer.curate.filters import Limits
-    from buildfixer.curate.pipeline import curate
-    from buildfixer.curate.progress import curate_with_progress
+@curate_app.command()
+def llm(
+    repo: RepoArg,
+    out: OutOpt,
+    model: Annotated[str, typer.Option(help="The model that re-implements each commit (or scripted:DIR).")],
+    notes: Annotated[Path | None, typer.Option(help="Release notes shown to the model.")] = None,
+    rev: RevOpt = "HEAD",
+    limit: LimitOpt = None,
+    workers: WorkersOpt = None,
+    backend: BackendOpt = "local",
+    repeats: RepeatsOpt = 2,
+    max_files: MaxFilesOpt = 50,
+    max_lines: MaxLinesOpt = 2000,
+    jdk: JdkOpt = None,
+    name: NameOpt = None,
+    system: SystemOpt = None,
+    build_command: BuildCommandOpt = None,
+    timeout: TimeoutOpt = 900.0,
+    as_of: AsOfOpt = True,
+    build_cache: BuildCacheOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """A model re-implements a commit from its message; if its version fails, gold = the human commit."""
+    from buildfixer.cli import curate_commands  # lazy: curation imports pydantic and the harness
 
-    if args["model"] and mode != "llm":
-        raise BuildfixerError(f"--model is for the llm mode; the {mode} mode uses no model")
-    if args["ranges"] and mode != "human":
-        raise BuildfixerError("--ranges is for the human mode")
-    if args["system"] not in (None, "gradle", "maven", "python", "npm"):
-        raise BuildfixerError(f"unknown build system {args['system']!r} (gradle, maven, python or npm)")
-    if args["name"] is not None and not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", args["name"]):
-        raise BuildfixerError(f"--name must be letters, digits, '.', '_' or '-': {args['name']!r}")
-    if args["repeats"] < 1 or (args["workers"] is not None and args["workers"] < 1):
-        raise BuildfixerError("--repeats and --workers must be at least 1")
-    if mode == "llm" and args["model"]:
-        from buildfixer.llm.factory import SCRIPTED_PREFIX, make_model
-
-        if (
-            args["model"].startswith(SCRIPTED_PREFIX)
-            and not Path(args["model"][len(SCRIPTED_PREFIX) :]).is_dir()
-        ):
-            make_model(args["model"])  # a single script: check it now, not after the first builds
-    notes = None
-    if args["notes"]:
-        try:
-            notes = args["notes"].read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise BuildfixerError(f"cannot read release notes {args['notes']}: {exc}") from None
-    options = BuildOptions(
-        jdk=args["jdk"], timeout_s=args["timeout"],
-        tasks=args["build_command"].split() if args["build_command"] else None,
-    )  # fmt: skip
-    kwargs = {
-        "rev": args["rev"], "limit": args["limit"], "model": args["model"], "notes": notes,
-        "options": options,
-        "ranges": read_ranges(args["ranges"]) if args["ranges"] else None, "repeats": args["repeats"],
-        "limits": Limits(args["max_files"], args["max_lines"]), "as_of": args["as_of"],
-        "workers": args["workers"], "backend": args["backend"], "build_cache": args["build_cache"],
-        "system": args["system"], "name": args["name"],
-    }  # fmt: skip
-    summary = curate_with_progress(curate, mode, args["repo"], args["out"], kwargs)
-    if args["as_json"]:
-        typer.echo(json.dumps(summary.to_dict(), indent=2))
-        return
-    typer.echo(summary.text(args["out"]))
+    curate_commands.run_mode("llm", locals())
 
 
 @curate_app.command()
@@ -139,7 +136,7 @@ def split(
     as_json: Annotated[bool, typer.Option("--json", help="Print the counts as JSON.")] = False,
 ) -> None:
     """Time-ordered train/val/test splits (newest = test) and a random test subset by origin."""
-    from buildfixer.curate.splits import write_splits
+    from buildfixer.curate.splits import write_splits  # lazy: reads datasets with pydantic
 
     counts = write_splits(dataset, out, val, test, subset, seed)
     if as_json:

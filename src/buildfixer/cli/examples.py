@@ -8,11 +8,16 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from rich.console import Console
+from rich.markup import escape
+
 from buildfixer.buildsys.analyzed import build_and_analyze
 from buildfixer.buildsys.options import BuildOptions
 from buildfixer.buildsys.project import stop_daemons
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.examples import Example, load_examples, materialize
+from buildfixer.harness.config import AttemptConfig
+from buildfixer.harness.fix import fix_project
 
 
 def _select(only: list[str]) -> list[Example]:
@@ -50,9 +55,6 @@ def run_example(example: Example, root: Path) -> dict[str, Any]:
 
 def fix_example(example: Example, root: Path, model: str) -> dict[str, Any]:
     """Materialize one example and repair it with `buildfixer fix` (recipes, or a real model)."""
-    from buildfixer.harness.attempt import AttemptConfig
-    from buildfixer.harness.fix import fix_project
-
     project = materialize(example, root / example.name.replace("/", "__"))
     config = AttemptConfig(
         model=model,
@@ -82,9 +84,6 @@ def run_examples(
 
     Returns 0 when every example failed as expected (or, when repairing, when the run completed).
     """
-    from rich.console import Console
-    from rich.markup import escape
-
     out = Console(highlight=False, soft_wrap=True)
     examples = _select(only)
     if list_only:
@@ -116,7 +115,6 @@ def run_examples(
 
 
 def _print_row(out: Any, row: dict[str, Any]) -> None:
-    from rich.markup import escape
 
     mark = "[green]ok[/]" if row["matches"] else "[red]MISMATCH[/]"
     error = row["root_error"] or {}
@@ -132,7 +130,6 @@ def _print_row(out: Any, row: dict[str, Any]) -> None:
 
 
 def _print_fix_row(out: Any, row: dict[str, Any]) -> None:
-    from rich.markup import escape
 
     if row["resolved"]:
         files = ", ".join(row["changed_files"]) or "no file"

@@ -68,7 +68,6 @@ def merged(ctx: typer.Context, config_file: Path | None, flags: dict[str, Any]) 
     Raises:
         BuildfixerError: An unreadable file, or a key no option of this command has.
     """
-    from buildfixer.core.errors import BuildfixerError
     from buildfixer.harness.config import (
         read_config_file,  # lazy: pydantic and yaml, only when a command runs
     )
