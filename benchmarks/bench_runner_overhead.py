@@ -75,7 +75,7 @@ def main() -> None:
             b, o, lib = statistics.median(bare), statistics.median(ours), statistics.median(library)
             print(
                 f"{name:<12} bare {b:6.3f} s | `buildfixer build` {o:6.3f} s = {o / b:.3f}x"
-                f" (+{1000 * (o - b):.0f} ms) | run_build() in-process {lib:6.3f} s = {lib / b:.3f}x"
+                f" (+{1000 * (o - b):.0f} ms) | build_and_analyze() in-process {lib:6.3f} s = {lib / b:.3f}x"
                 f" (+{1000 * (lib - b):.0f} ms)   median of {args.repeats}"
             )
     print(f"python start-up alone (python -c pass): {python_startup():.3f} s")

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from buildfixer.core.build_result import CATEGORIES
 from buildfixer.core.errors import BuildfixerError
-from buildfixer.core.records import CATEGORIES
 from buildfixer.examples import (
     EXAMPLES_DIR,
     MANIFEST,

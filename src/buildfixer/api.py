@@ -24,7 +24,7 @@ from buildfixer.bench.run import RunConfig, run_benchmark
 from buildfixer.bench.rundir import Run, load_run
 from buildfixer.buildsys.analyzed import build_and_analyze
 from buildfixer.buildsys.options import BuildOptions
-from buildfixer.core.records import BuildResult
+from buildfixer.core.build_result import BuildResult
 from buildfixer.harness.config import AttemptConfig, validated
 from buildfixer.harness.fix import FixOutcome, fix_project
 from buildfixer.logs.analyze import Analysis, analyze_file, analyze_text

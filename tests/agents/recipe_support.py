@@ -6,7 +6,7 @@ from pathlib import Path
 
 from buildfixer.agents.recipes.base import Repair
 from buildfixer.buildsys.options import BuildOptions
-from buildfixer.core.records import BuildError, BuildResult
+from buildfixer.core.build_result import BuildError, BuildResult
 
 
 def apply_repair(root: Path, repair: Repair, options: BuildOptions) -> None:

@@ -8,7 +8,7 @@ import pytest
 from buildfixer.agents.coding_assistant import CodingAssistantAgent
 from buildfixer.agents.env import AgentSettings, AttemptEnv
 from buildfixer.agents.trajectory import Trajectory
-from buildfixer.core.records import BuildResult
+from buildfixer.core.build_result import BuildResult
 from buildfixer.examples import get_example, materialize
 from buildfixer.harness.attempt import AttemptConfig
 from buildfixer.harness.fix import fix_project

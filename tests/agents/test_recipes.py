@@ -18,7 +18,7 @@ from buildfixer.agents.recipes.diagnose import diagnose
 from buildfixer.agents.recipes.properties import placeholder
 from buildfixer.buildsys.jdk import Jdk
 from buildfixer.buildsys.options import BuildOptions
-from buildfixer.core.records import BuildError, BuildResult
+from buildfixer.core.build_result import BuildError, BuildResult
 from buildfixer.workspace.git import git
 
 # --- unit tests on synthetic failures --------------------------------------------------------

@@ -21,7 +21,7 @@ from buildfixer.agents.recipes.diagnose import diagnose
 from buildfixer.buildsys.analyzed import build_and_analyze
 from buildfixer.buildsys.options import BuildOptions
 from buildfixer.buildsys.project import stop_daemons
-from buildfixer.core.records import BuildError
+from buildfixer.core.build_result import BuildError
 from buildfixer.deps.jars import automatic_name, module_name
 from buildfixer.workspace.git import git
 

@@ -22,8 +22,8 @@ from buildfixer.bench.dataset import (
     patch_stats,
     save_dataset,
 )
+from buildfixer.core.build_result import BUILD_SYSTEMS, CATEGORIES
 from buildfixer.core.errors import BuildfixerError
-from buildfixer.core.records import BUILD_SYSTEMS, CATEGORIES
 
 FIELDS = [
     "instance_id",

@@ -206,13 +206,13 @@ def test_nested_projects_are_named_when_the_root_has_no_build(tmp_path: Path) ->
 
 def test_result_reports_the_failing_step_and_notes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from buildfixer.buildsys.plan import Plan
-    from buildfixer.buildsys.project import run_build
+    from buildfixer.buildsys.project import build_project
     from buildfixer.buildsys.runner import BuildStep
 
     steps = [BuildStep(["sh", "-c", "exit 3"]), BuildStep(["true"])]
     monkeypatch.setattr(npm, "plan", lambda *_: Plan("npm", steps, notes=["a note"]))
     (tmp_path / "package.json").write_text("{}")
-    result = run_build(tmp_path, options(tmp_path))
+    result = build_project(tmp_path, options(tmp_path))
     assert result.status == "failure" and result.command == ["sh", "-c", "exit 3"]
     assert result.environment["notes"] == "a note"
 
@@ -291,7 +291,7 @@ def test_npm_install_without_lockfile_writes_none(tmp_path: Path) -> None:
 
 def test_missing_submodules_are_noted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from buildfixer.buildsys.plan import Plan, missing_submodules
-    from buildfixer.buildsys.project import run_build
+    from buildfixer.buildsys.project import build_project
     from buildfixer.buildsys.runner import BuildStep
 
     (tmp_path / ".gitmodules").write_text(
@@ -304,7 +304,7 @@ def test_missing_submodules_are_noted(tmp_path: Path, monkeypatch: pytest.Monkey
     assert missing_submodules(tmp_path) == ["tests/toml-test"]
     monkeypatch.setattr(npm, "plan", lambda *_: Plan("npm", [BuildStep(["true"])]))
     (tmp_path / "package.json").write_text("{}")
-    notes = run_build(tmp_path, options(tmp_path)).environment["notes"]
+    notes = build_project(tmp_path, options(tmp_path)).environment["notes"]
     assert notes == "git submodules not checked out (the build may need them): tests/toml-test"
 
 

@@ -7,7 +7,7 @@ import pytest
 from buildfixer.buildsys.analyzed import build_and_analyze
 from buildfixer.buildsys.options import BuildOptions
 from buildfixer.buildsys.project import detect_build_system, stop_daemons
-from buildfixer.core.records import BuildResult
+from buildfixer.core.build_result import BuildResult
 from buildfixer.examples import Example, load_examples, materialize, materialize_base
 
 EXAMPLES = load_examples()

@@ -21,7 +21,7 @@ import pytest
 
 from buildfixer.buildsys import dated_index, npm, python
 from buildfixer.buildsys.options import BuildOptions
-from buildfixer.buildsys.project import run_build
+from buildfixer.buildsys.project import build_project
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.deps.asof import (
     choose,
@@ -678,7 +678,8 @@ def test_python_build_installs_the_dependencies_of_its_date(tmp_path: Path) -> N
     # undated editable install does, and needs nothing from it).
     wheels = fake_wheel(tmp_path / "wheels", "pytest", "99.0").parent
     env = {"PIP_FIND_LINKS": str(wheels), "SETUPTOOLS_SEEN": str(seen), "EXPECTED": "21.3"}
-    result = run_build(project, BuildOptions(state_dir=state, as_of="2022-06-01T00:00:00Z", extra_env=env))
+    options = BuildOptions(state_dir=state, as_of="2022-06-01T00:00:00Z", extra_env=env)
+    result = build_project(project, options)
     log = Path(result.log_path).read_text()
     assert result.status == "success", log[-3000:]
     installed = site_packages(state)
@@ -699,7 +700,7 @@ def test_python_build_installs_the_dependencies_of_its_date(tmp_path: Path) -> N
     assert json.loads((info / "direct_url.json").read_text())["dir_info"] == {"editable": True}
     assert "dependencies as of 2022-06-01T00:00:00Z" in result.environment["notes"]
     # Today, in the same state directory: the dated venv is not reused.
-    today = run_build(project, BuildOptions(state_dir=state, extra_env={"SETUPTOOLS_SEEN": str(seen)}))
+    today = build_project(project, BuildOptions(state_dir=state, extra_env={"SETUPTOOLS_SEEN": str(seen)}))
     assert today.status == "success", Path(today.log_path).read_text()[-3000:]
     assert version_key(site_packages(state)["packaging"]) > version_key("21.3")
 
@@ -723,7 +724,7 @@ def test_npm_install_before_a_date(tmp_path: Path) -> None:
     )
 
     def build(as_of: str | None) -> str:
-        result = run_build(project, BuildOptions(state_dir=tmp_path / "state", as_of=as_of))
+        result = build_project(project, BuildOptions(state_dir=tmp_path / "state", as_of=as_of))
         assert result.status == "success", Path(result.log_path).read_text()[-3000:]
         return str(
             json.loads((project / "node_modules" / "has-flag" / "package.json").read_text())["version"]

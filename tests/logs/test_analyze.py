@@ -6,8 +6,8 @@ from big_logs import big_gradle_log  # tests/logs is on sys.path (pytest rootdir
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from buildfixer.core.build_result import CATEGORIES
 from buildfixer.core.errors import BuildfixerError
-from buildfixer.core.records import CATEGORIES
 from buildfixer.logs.analyze import Analysis, analyze_file, analyze_text, build_system_of_log
 
 

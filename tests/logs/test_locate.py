@@ -1,6 +1,6 @@
 from pathlib import Path
 
-from buildfixer.core.records import BuildError
+from buildfixer.core.build_result import BuildError
 from buildfixer.logs.locate import locate_in_project
 
 POM = """<project>

@@ -1,4 +1,4 @@
-from buildfixer.core.records import BuildError
+from buildfixer.core.build_result import BuildError
 from buildfixer.logs.rank import dedupe, normalize_message, rank
 
 

@@ -1,6 +1,6 @@
 import pytest
 
-from buildfixer.core.records import CATEGORIES
+from buildfixer.core.build_result import CATEGORIES
 from buildfixer.logs.taxonomy import classify
 
 

@@ -8,7 +8,7 @@ import pytest
 from buildfixer.buildsys.jdk import discover_jdks
 from buildfixer.buildsys.options import BuildOptions
 from buildfixer.buildsys.project import stop_daemons
-from buildfixer.core.records import BuildResult
+from buildfixer.core.build_result import BuildResult
 from buildfixer.examples import materialize, materialize_base
 from buildfixer.tools.base import Tool, ToolError
 from buildfixer.tools.build_commands import split_command

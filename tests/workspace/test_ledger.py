@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from buildfixer.core.records import BuildResult
+from buildfixer.core.build_result import BuildResult
 from buildfixer.workspace.ledger import EditLedger
 
 

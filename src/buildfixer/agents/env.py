@@ -12,9 +12,9 @@ from typing import Any
 
 from buildfixer.agents.loop import Budget
 from buildfixer.agents.trajectory import Trajectory
+from buildfixer.core.build_result import BuildResult
 from buildfixer.core.progress import Progress, emit
 from buildfixer.core.protocols import Model
-from buildfixer.core.records import BuildResult
 from buildfixer.tools.base import Tool
 from buildfixer.tools.build_support import format_build_output
 from buildfixer.tools.context import ToolContext

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from buildfixer.buildsys.options import BuildOptions
-from buildfixer.buildsys.project import run_build
-from buildfixer.core.records import BuildError, BuildResult
+from buildfixer.buildsys.project import build_project
+from buildfixer.core.build_result import BuildError, BuildResult
 from buildfixer.logs.analyze import Analysis, analyze_file
 from buildfixer.logs.locate import locate_in_project
 
@@ -40,5 +40,5 @@ def build_and_analyze(
     project: Path, options: BuildOptions | None = None, system: str | None = None
 ) -> tuple[BuildResult, Analysis | None]:
     """Run the build, then read its failure (if any) into structured errors."""
-    result = run_build(project, options, system)
+    result = build_project(project, options, system)
     return result, attach_analysis(result, project)

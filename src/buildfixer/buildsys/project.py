@@ -13,9 +13,9 @@ from buildfixer.buildsys.options import BuildOptions
 from buildfixer.buildsys.plan import missing_submodules
 from buildfixer.buildsys.runner import kill_owned, read_tail, run_steps
 from buildfixer.buildsys.sandbox import get_sandbox
+from buildfixer.core.build_result import BuildResult, Status
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.core.protocols import BuildSystem
-from buildfixer.core.records import BuildResult, Status
 
 # Detection order matters for mixed repositories: a React Native app has package.json at the
 # root and Gradle under android/; a Gradle or Maven file at the root wins.
@@ -62,7 +62,9 @@ def resolve_jdk(version: int | None) -> Jdk | None:
     return find_jdk(version) if version is not None else default_jdk()
 
 
-def run_build(project: Path, options: BuildOptions | None = None, system: str | None = None) -> BuildResult:
+def build_project(
+    project: Path, options: BuildOptions | None = None, system: str | None = None
+) -> BuildResult:
     """Run the project's build and return the verdict (errors are read later by the logs layer).
 
     Raises:

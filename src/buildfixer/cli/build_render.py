@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.markup import escape
 
-from buildfixer.core.records import BuildError, BuildResult
+from buildfixer.core.build_result import BuildError, BuildResult
 from buildfixer.logs.analyze import Analysis
 
 _STATUS_STYLE = {

@@ -32,7 +32,7 @@ search, read and edit files; you cannot build, run or test anything. When the ch
 reply with a one-line summary and no tool call."""
 
 
-def first_message(root: Path, message: str, notes: str | None) -> str:
+def reimplement_request(root: Path, message: str, notes: str | None) -> str:
     """The task: the commit message, the release notes if any, and the project's files."""
     parts = [f"Implement this commit:\n\n{message.strip()}"]
     if notes:
@@ -65,7 +65,7 @@ def reimplement(
         trajectory = Trajectory(trajectory_path, meta={"mode": "llm", "commit": commit.sha})
         try:
             loop = ToolLoop(make_model(model_spec), tools, Budget(max_calls=max_calls))
-            loop.run(trajectory, SYSTEM, first_message(ws.root, commit.message, notes))
+            loop.run(trajectory, SYSTEM, reimplement_request(ws.root, commit.message, notes))
         except (BuildfixerError, ModelError) as exc:
             raise Rejected("model", f"the model failed: {exc}") from None
         if not ws.changed_files():

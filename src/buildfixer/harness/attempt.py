@@ -17,9 +17,9 @@ from buildfixer.agents.trajectory import Trajectory
 from buildfixer.buildsys.analyzed import attach_analysis, build_and_analyze
 from buildfixer.buildsys.jdk import discover_jdks
 from buildfixer.buildsys.project import detect_build_system
+from buildfixer.core.build_result import BuildResult
 from buildfixer.core.chat import ModelError
 from buildfixer.core.progress import Progress, emit
-from buildfixer.core.records import BuildResult
 from buildfixer.core.stops import Stop, StopKind
 from buildfixer.harness import grading
 from buildfixer.harness.config import AttemptConfig

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from buildfixer.core.records import CATEGORIES, BuildError
+from buildfixer.core.build_result import CATEGORIES, BuildError
 from buildfixer.logs import fallback
 from buildfixer.logs.parsers import all_parsers
 from buildfixer.logs.rank import rank

@@ -14,7 +14,7 @@ import os
 import re
 from pathlib import Path
 
-from buildfixer.core.records import BuildError
+from buildfixer.core.build_result import BuildError
 from buildfixer.logs.analyze import Analysis
 
 # Word pieces and single punctuation marks. Tokenizers (tiktoken's cl100k and

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from buildfixer.core.records import BuildError
+from buildfixer.core.build_result import BuildError
 from buildfixer.logs.taxonomy import classify
 
 # Words that make a line worth classifying at all.

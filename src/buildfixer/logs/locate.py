@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from buildfixer.core.records import BuildError
+from buildfixer.core.build_result import BuildError
 
 BUILD_FILE_PATTERNS = (
     "build.gradle",

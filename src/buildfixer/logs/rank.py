@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from buildfixer.core.records import BuildError
+from buildfixer.core.build_result import BuildError
 
 # Errors up to this specificity only point elsewhere ("Compilation failed",
 # "There are test failures", "BUILD FAILED"); from SPECIFIC on they name a cause.

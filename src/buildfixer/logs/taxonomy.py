@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from buildfixer.core.records import CATEGORIES
+from buildfixer.core.build_result import CATEGORIES
 
 
 def _rx(*phrases: str) -> re.Pattern[str]:
@@ -286,7 +286,7 @@ def classify(message: str, tool: str | None = None) -> str:
         tool: who reported it (javac, gradle, ...); decides only when no phrase does.
 
     Returns:
-        One of `buildfixer.core.records.CATEGORIES`.
+        One of `buildfixer.core.build_result.CATEGORIES`.
     """
     # Long messages (stack traces pasted into a cause) are cut: the decisive
     # phrase is near the start and regexes over megabytes would be slow.

@@ -17,11 +17,11 @@ from pathlib import Path
 
 from buildfixer.buildsys import gradle, maven
 from buildfixer.buildsys.analyzed import attach_analysis
-from buildfixer.buildsys.project import run_build
+from buildfixer.buildsys.project import build_project
 from buildfixer.buildsys.runner import BuildStep, RunResult, kill_owned, run_steps
 from buildfixer.buildsys.sandbox import get_sandbox
+from buildfixer.core.build_result import BuildResult
 from buildfixer.core.errors import BuildfixerError
-from buildfixer.core.records import BuildResult
 from buildfixer.logs.condense import condense
 from buildfixer.logs.text import clean_log, decode_log
 from buildfixer.tools.base import DEFAULT_OUTPUT_LIMIT, ToolError, cap_output
@@ -50,9 +50,9 @@ def build(ctx: ToolContext, tasks: list[str] | None = None) -> BuildResult:
     options = replace(ctx.options, tasks=tasks) if tasks is not None else ctx.options
     try:
         if tasks is None:  # the project's build: what it writes is a side effect, never the repair
-            result = ctx.tracked(lambda: run_build(ctx.root, options, ctx.build_system))
+            result = ctx.tracked(lambda: build_project(ctx.root, options, ctx.build_system))
         else:  # a command the agent chose (`wrapper --gradle-version 8.5`): its changes are edits
-            result = run_build(ctx.root, options, ctx.build_system)
+            result = build_project(ctx.root, options, ctx.build_system)
     except BuildfixerError as exc:
         raise ToolError(str(exc)) from None
     ctx.builds.append(result)

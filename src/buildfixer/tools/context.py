@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Protocol
 
 from buildfixer.buildsys.options import BuildOptions
-from buildfixer.core.records import BuildResult
+from buildfixer.core.build_result import BuildResult
 from buildfixer.tools.base import ToolError
 from buildfixer.workspace.ledger import EditLedger
 

@@ -18,8 +18,8 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from buildfixer.core.build_result import BuildResult
 from buildfixer.core.errors import BuildfixerError
-from buildfixer.core.records import BuildResult
 from buildfixer.workspace.git import git, literal
 
 # Ignored single files worth keeping in a picture: small config files a fix creates

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from buildfixer.buildsys.options import BuildOptions
+from buildfixer.core.build_result import BuildError, BuildResult
 from buildfixer.core.errors import BuildfixerError
-from buildfixer.core.records import BuildError, BuildResult
 from buildfixer.deps import manage as deps
 from buildfixer.logs.text import read_log, strip_ansi
 

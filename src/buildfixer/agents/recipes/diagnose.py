@@ -44,7 +44,7 @@ from buildfixer.agents.recipes.jdk import jdk_level
 from buildfixer.agents.recipes.properties import missing_properties
 from buildfixer.agents.recipes.versions import missing_version
 from buildfixer.buildsys.options import BuildOptions
-from buildfixer.core.records import BuildResult
+from buildfixer.core.build_result import BuildResult
 
 __all__ = ["RECIPES", "Evidence", "PlannedCall", "Repair", "diagnose"]
 

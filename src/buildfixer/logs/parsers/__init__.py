@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 
-from buildfixer.core.records import BuildError
+from buildfixer.core.build_result import BuildError
 
 
 @dataclass(frozen=True)

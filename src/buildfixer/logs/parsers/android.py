@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 
-from buildfixer.core.records import BuildError
+from buildfixer.core.build_result import BuildError
 from buildfixer.logs.parsers import Parser
 from buildfixer.logs.parsers.android_rules import LEAD, MAX_MESSAGE, RULES, Rule, aapt_category, dex_category
 

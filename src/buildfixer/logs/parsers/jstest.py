@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from buildfixer.core.records import BuildError
+from buildfixer.core.build_result import BuildError
 from buildfixer.logs.taxonomy import classify
 
 _TAP_NOT_OK = re.compile(r"^\s*not ok \d+ - (?P<name>.+?)(?P<directive> # (?:TODO|SKIP)\b.*)?$")

@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from urllib.parse import unquote
 
-from buildfixer.core.records import BuildError
+from buildfixer.core.build_result import BuildError
 from buildfixer.logs.parsers import Parser
 
 TOOL = "kotlinc"

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 
-from buildfixer.core.records import BuildError
+from buildfixer.core.build_result import BuildError
 from buildfixer.logs.parsers import Parser
 from buildfixer.logs.taxonomy import classify
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from buildfixer.core.records import BuildError
+from buildfixer.core.build_result import BuildError
 from buildfixer.logs.parsers import Parser
 from buildfixer.logs.parsers.android import NATIVE_CONTEXT
 from buildfixer.logs.parsers.android_rules import NATIVE

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from buildfixer.core.records import BuildError
+from buildfixer.core.build_result import BuildError
 
 TRACEBACK = re.compile(r"^(?P<indent>\s*)Traceback \(most recent call last\):")
 FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+)(?P<in>, in .*)?')

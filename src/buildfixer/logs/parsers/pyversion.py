@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-from buildfixer.core.records import BuildError
+from buildfixer.core.build_result import BuildError
 from buildfixer.logs.parsers import Parser
 
 # (pattern, tool, specificity); each pattern is searched in one cleaned line.

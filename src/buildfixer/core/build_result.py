@@ -2,7 +2,7 @@
 
 Their JSON form is a contract (DESIGN.md): `to_dict` emits exactly the documented
 fields; anything else a record carries for internal use stays out of it.
-Plain dataclasses keep `import buildfixer.core.records` cheap (no pydantic at start-up).
+Plain dataclasses keep `import buildfixer.core.build_result` cheap (no pydantic at start-up).
 """
 
 from __future__ import annotations
