@@ -1,4 +1,4 @@
-"""Gradle and Maven dependency declarations (see `buildfixer.deps.manage` for the public API).
+"""Gradle and Maven dependency declarations (public API: `buildfixer.deps.manage`; pom.xml: `deps.maven`).
 
 Gradle: string notation ('g:a:v', "g:a:v:classifier@aar"), map notation (group: 'g', name: 'a',
 version: 'v'; `=` in the Kotlin DSL), plugins (`id 'x' version 'y'`, `kotlin("jvm") version`),
@@ -10,14 +10,13 @@ annotation-processor <path> blocks, with `${property}` versions edited in <prope
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 from pathlib import Path
 
+from buildfixer.deps import maven
 from buildfixer.deps.base import Declaration, Edit, find_build_files, read, rel, span_edit, whole_file_edit
 
 GRADLE_FILES = ("build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts")
 _GRADLE_ALL = (*GRADLE_FILES, "gradle.properties", "*.versions.toml")
-_TAGS = ("dependency", "plugin", "extension", "path", "parent")
 
 
 def find(project: Path, name: str) -> list[Declaration]:
@@ -28,7 +27,7 @@ def find(project: Path, name: str) -> list[Declaration]:
         text = read(path)
         found += _gradle_declarations(project, path, text, name, gradle_files)
     for path in find_build_files(project, ["pom.xml"]):
-        found += _maven_declarations(project, path, name)
+        found += maven.declarations(project, path, name)
     return found
 
 
@@ -59,11 +58,11 @@ def names(project: Path) -> list[str]:
         ]
         found += [f"{g}:{a}" for g, a in re.findall(r"module\s*=\s*\"([\w.-]+):([\w.-]+)\"", text)]
     for path in find_build_files(project, ["pom.xml"]):
-        masked = _mask(read(path))
-        for kind in _TAGS:
+        masked = maven.mask_comments(read(path))
+        for kind in maven.TAGS:
             for block in re.finditer(rf"<{kind}>(.*?)</{kind}>", masked, re.DOTALL):
                 head = re.split(r"<(?:dependencies|configuration|executions|exclusions)>", block.group(1))[0]
-                g, a = _tag(head, "groupId"), _tag(head, "artifactId")
+                g, a = maven.tag(head, "groupId"), maven.tag(head, "artifactId")
                 if a is not None:
                     group = g.group(1) if g else ("org.apache.maven.plugins" if kind == "plugin" else "")
                     found.append(f"{group}:{a.group(1)}")
@@ -260,7 +259,7 @@ def add(project: Path, base: Path, system: str, name: str, version: str | None, 
         path = next((base / f for f in ("build.gradle", "build.gradle.kts") if (base / f).is_file()), None)
         return _gradle_add(project, path, name, version, test) if path else None
     pom = base / "pom.xml"
-    return _maven_add(project, pom, name, version, test) if pom.is_file() else None
+    return maven.add_dependency(project, pom, name, version, test) if pom.is_file() else None
 
 
 def _gradle_add(project: Path, path: Path, name: str, version: str | None, test: bool) -> Edit:
@@ -285,136 +284,6 @@ def _gradle_add(project: Path, path: Path, name: str, version: str | None, test:
     indent = first.group(1) if first else "    "
     insert_at = block[0] + 1
     return span_edit(rel(project, path), text, insert_at, insert_at, f"\n{indent}{line}")
-
-
-# --- Maven -----------------------------------------------------------------------------------
-
-
-def _mask(text: str, *patterns: str) -> str:
-    """The text with comments (and the given regions) blanked, offsets unchanged."""
-    for pattern in ("<!--.*?-->", *patterns):
-        text = re.sub(pattern, lambda m: re.sub(r"[^\n]", " ", m.group(0)), text, flags=re.DOTALL)
-    return text
-
-
-def _tag(block: str, tag: str) -> re.Match[str] | None:
-    return re.search(rf"<{tag}>\s*([^<]*?)\s*</{tag}>", block)
-
-
-def _management_spans(masked: str) -> list[tuple[int, int]]:
-    return [
-        m.span() for m in re.finditer(r"<(dependency|plugin)Management>.*?</\1Management>", masked, re.DOTALL)
-    ]
-
-
-def _maven_declarations(project: Path, path: Path, name: str) -> list[Declaration]:
-    text = read(path)
-    masked = _mask(text)
-    group, _, artifact = name.partition(":")
-    found: list[Declaration] = []
-    managed_spans = _management_spans(masked)
-    for kind in _TAGS:
-        for block in re.finditer(rf"<{kind}>(.*?)</{kind}>", masked, re.DOTALL):
-            inner = block.group(1)
-            # A plugin's own coordinates come before its <dependencies>/<configuration>.
-            head = re.split(r"<(?:dependencies|configuration|executions|exclusions)>", inner)[0]
-            g, a = _tag(head, "groupId"), _tag(head, "artifactId")
-            own_group = g.group(1) if g else ("org.apache.maven.plugins" if kind == "plugin" else "")
-            if a is None or (own_group, a.group(1)) != (group, artifact):
-                continue
-            v = _tag(head, "version")
-            decl_kind = "maven" if kind in ("dependency", "path") else "maven-plugin"
-            managed = any(s <= block.start() < e for s, e in managed_spans)
-            if v is None:
-                decl_text = text[block.start() : block.end()]
-                found.append(
-                    Declaration(rel(project, path), name, None, decl_text, kind=decl_kind, managed=managed)
-                )
-                continue
-            start = block.start(1) + v.start(1)
-            decl = _maven_version(project, path, name, text, block, v.group(1), start, decl_kind)
-            found.append(replace(decl, managed=managed) if managed else decl)
-    return found
-
-
-def _maven_version(
-    project: Path, path: Path, name: str, text: str, block: re.Match[str], version: str, start: int, kind: str
-) -> Declaration:
-    file = rel(project, path)
-    decl_text = text[block.start() : block.end()]
-    prop = re.fullmatch(r"\$\{([\w.-]+)\}", version)
-    if not prop:
-        return Declaration(file, name, version, decl_text, file, start, start + len(version), kind)
-    # The property is defined in this pom or another pom of the project (a parent).
-    for pom in [path] + [p for p in find_build_files(project, ["pom.xml"]) if p.resolve() != path.resolve()]:
-        pom_text = read(pom)
-        masked = _mask(pom_text)
-        for props in re.finditer(r"<properties>(.*?)</properties>", masked, re.DOTALL):
-            hit = re.search(
-                rf"<{re.escape(prop.group(1))}>\s*([^<]*?)\s*</{re.escape(prop.group(1))}>", props.group(1)
-            )
-            if hit:
-                offset = props.start(1)
-                return Declaration(
-                    file,
-                    name,
-                    hit.group(1),
-                    decl_text,
-                    rel(project, pom),
-                    offset + hit.start(1),
-                    offset + hit.end(1),
-                    kind,
-                )
-    return Declaration(file, name, None, decl_text, kind=kind)
-
-
-def _indent_unit(text: str) -> str:
-    """The indentation step of an XML file: the smallest indent of an element line."""
-    indents = {m.group(1) for m in re.finditer(r"\n([ \t]+)<", text)}
-    if any("\t" in i for i in indents):
-        return "\t"
-    return min(indents, key=len) if indents else "  "
-
-
-def _maven_add(project: Path, pom: Path, name: str, version: str | None, test: bool) -> Edit:
-    text = read(pom)
-    group, _, artifact = name.partition(":")
-    # Only the project's own <dependencies>: not dependencyManagement's, a plugin's or a profile's.
-    masked = _mask(
-        text,
-        r"<dependencyManagement>.*?</dependencyManagement>",
-        r"<build>.*?</build>",
-        r"<profiles>.*?</profiles>",
-        r"<reporting>.*?</reporting>",
-    )
-    unit = _indent_unit(text)
-    block = re.search(r"<dependencies>(.*?)</dependencies>", masked, re.DOTALL)
-    file = rel(project, pom)
-
-    def entry(at: str) -> str:
-        """The <dependency> element, its first line unindented, the others indented from `at`."""
-        lines = [f"<groupId>{group}</groupId>", f"<artifactId>{artifact}</artifactId>"]
-        lines += [f"<version>{version}</version>"] if version else []
-        lines += ["<scope>test</scope>"] if test else []
-        return "<dependency>" + "".join(f"\n{at}{unit}{line}" for line in lines) + f"\n{at}</dependency>"
-
-    if block:
-        close = block.end(1)
-        line_start = text.rfind("\n", 0, close) + 1
-        indent = re.match(r"[ \t]*", text[line_start:]).group(0)  # type: ignore[union-attr]
-        inner = re.search(r"\n([ \t]+)<dependency>", block.group(1))
-        dep_indent = inner.group(1) if inner else indent + unit
-        if text[line_start:close].strip() == "":
-            return span_edit(file, text, line_start, line_start, f"{dep_indent}{entry(dep_indent)}\n")
-        return span_edit(file, text, close, close, f"\n{dep_indent}{entry(dep_indent)}\n{indent}")
-    anchor = re.search(r"\n([ \t]*)<build>|\n([ \t]*)</project>", masked)
-    if anchor is None:
-        raise ValueError(f"{file} has no <project> element")
-    indent = anchor.group(1) if anchor.group(1) is not None else (anchor.group(2) or "") + unit
-    new_block = f"\n{indent}<dependencies>\n{indent}{unit}{entry(indent + unit)}\n{indent}</dependencies>"
-    if anchor.group(1) is not None:
-        new_block += "\n"  # a blank line between the new block and <build>
-    return span_edit(file, text, anchor.start(), anchor.start(), new_block)
 
 
 def removal(project: Path, decl: Declaration) -> Edit | None:
