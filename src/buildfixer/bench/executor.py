@@ -65,7 +65,7 @@ def _call(job: Callable[[T], R], item: T) -> R:
 
 def _on_ray(job: Callable[[T], R], items: list[T]) -> Iterator[R]:
     try:
-        import ray
+        import ray  # lazy: an optional extra, and seconds to import
     except ImportError:
         raise BuildfixerError("the ray backend needs Ray: pip install 'buildfixer[ray]'") from None
     if not ray.is_initialized():

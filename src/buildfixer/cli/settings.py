@@ -68,9 +68,8 @@ def merged(ctx: typer.Context, config_file: Path | None, flags: dict[str, Any]) 
     Raises:
         BuildfixerError: An unreadable file, or a key no option of this command has.
     """
-    from buildfixer.harness.config import (
-        read_config_file,  # lazy: pydantic and yaml, only when a command runs
-    )
+    # lazy: pydantic and yaml, only when a command runs
+    from buildfixer.harness.config import read_config_file
 
     values = dict(flags)
     if config_file is None:
