@@ -35,3 +35,11 @@ def test_the_api_checks_settings_before_building(tmp_path):
         buildfixer.fix(tmp_path, toolset="typo")
     with pytest.raises(AttributeError):
         buildfixer.no_such_function  # noqa: B018
+
+
+def test_every_api_name_is_reachable_from_the_package():
+    """`buildfixer.X` lists its names without importing the API; the list must match the API's own."""
+    from buildfixer import api
+
+    assert set(api.__all__) == buildfixer._API
+    assert all(getattr(buildfixer, name) is getattr(api, name) for name in api.__all__)

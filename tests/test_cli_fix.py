@@ -215,7 +215,7 @@ EXPECTED = {
     "unknown toolset": "unknown toolset 'nope'",
     "unknown agent": "unknown agent 'nope'",
     "unknown mask": "unknown mask 'nope'",
-    "max calls 0": "--max-calls must be at least 1",
+    "max calls 0": "max_calls must be at least 1",
     "missing script": "script not found: /nonexistent.json",
     "malformed script": "is not valid JSON",
     "empty scripted": "needs a script path",

@@ -233,7 +233,7 @@ def test_tool_agent_with_masked_names_and_descriptions(tmp_path, monkeypatch):
     assert "BUILD SUCCESS" in tool_msgs[1]["content"]
     saved = json.loads(outcome.trajectory_path.read_text())
     assert saved["tool_counts"] == {replace: 1, label["run_build"]: 1}
-    assert saved["meta"]["mask"] == "both"
+    assert saved["meta"]["config"]["mask"] == "both"
 
 
 @pytest.mark.parametrize(

@@ -32,6 +32,18 @@ def test_a_bad_attempt_setting_is_one_line_naming_it(fields, message):
     assert message in str(caught.value) and "\n" not in str(caught.value)
 
 
+def test_a_budget_from_a_file_may_hold_any_type_and_is_still_one_line():
+    from buildfixer.agents.loop import Budget
+    from buildfixer.buildsys.options import BuildOptions
+
+    with pytest.raises(BuildfixerError, match="budget: max_calls must be a whole number, got 'lots'"):
+        validated(AttemptConfig, {"budget": Budget("lots")})  # type: ignore[arg-type]
+    with pytest.raises(BuildfixerError, match="budget: max_cost_usd must be positive"):
+        validated(AttemptConfig, {"budget": Budget(max_cost_usd=-1)})
+    with pytest.raises(BuildfixerError, match="build timeout must be a positive number, got 'x'"):
+        validated(AttemptConfig, {"options": BuildOptions(timeout_s="x")})  # type: ignore[arg-type]
+
+
 def test_python_callers_get_the_same_checks():
     """Not only the CLI: constructing the config in code refuses a typo too."""
     with pytest.raises(ValueError, match="unknown toolset"):

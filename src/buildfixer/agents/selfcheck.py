@@ -9,7 +9,7 @@ from __future__ import annotations
 from buildfixer.agents.env import AttemptEnv
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.core.stops import Stop, StopKind
-from buildfixer.workspace.git import git
+from buildfixer.workspace.workspace import apply_patch
 
 
 class OracleAgent:
@@ -20,13 +20,12 @@ class OracleAgent:
     builds_first = False  # its patch does not depend on the failure
 
     def run(self, env: AttemptEnv) -> Stop:
-        """Git apply the gold patch in the workspace."""
+        """Apply the gold patch in the workspace."""
         patch = (env.instance or {}).get("gold_patch")
         if not patch:
             raise BuildfixerError("the oracle agent needs a benchmark instance with a gold_patch")
-        data = (patch if patch.endswith("\n") else patch + "\n").encode()
         try:
-            git("apply", "--whitespace=nowarn", cwd=env.ctx.root, input_bytes=data)
+            apply_patch(env.ctx.root, patch)
         except BuildfixerError as exc:  # the instance is broken, not the harness or an agent
             return Stop(StopKind.INFRA_ERROR, f"the gold patch does not apply: {exc}")
         return Stop(StopKind.MODEL_FINISHED, "oracle agent")

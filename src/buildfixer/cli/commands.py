@@ -101,10 +101,7 @@ def jdks(as_json: bool) -> None:
 
 def fix(path: Path, values: dict[str, Any], trajectory: Path | None, dry_run: bool, as_json: bool) -> int:
     """`buildfixer fix` with its merged option values: 0 resolved, 1 not (or not written back)."""
-    timeout = values["timeout"]
-    if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
-        raise BuildfixerError(f"timeout: expected a positive number of seconds, got {timeout!r}")
-    options = BuildOptions(jdk=values["jdk"], timeout_s=timeout, offline=bool(values["offline"]))
+    options = BuildOptions(jdk=values["jdk"], timeout_s=values["timeout"], offline=bool(values["offline"]))
     config = attempt_config(values, options=options, trajectory_path=trajectory)
     outcome = fix_project(path, config, dry_run=dry_run, progress=ProgressPrinter())
     attempt = outcome.attempt

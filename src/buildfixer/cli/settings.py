@@ -54,14 +54,6 @@ ATTEMPT_OPTIONS = (
 )  # fmt: skip
 
 
-_NUMBERS: dict[str, type | tuple[type, ...]] = {
-    "max_calls": int, "max_tokens": int, "max_output_tokens": int, "seed": int,
-    "max_cost": (int, float), "max_time": (int, float), "temperature": (int, float),
-}  # fmt: skip
-_AT_LEAST_ONE = ("max_calls", "max_tokens", "max_output_tokens")
-_POSITIVE = ("max_cost", "max_time")
-
-
 def merged(ctx: typer.Context, config_file: Path | None, flags: dict[str, Any]) -> dict[str, Any]:
     """The command's options: the file's values, then every flag given on the command line.
 
@@ -92,18 +84,6 @@ def attempt_config(values: dict[str, Any], **local: Any) -> Any:
     from buildfixer.agents.loop import Budget  # lazy: the agents import the tools and the build layer
     from buildfixer.harness.config import AttemptConfig, validated  # lazy: pydantic
 
-    # A config file may hold any type: check the budget's here, in the words of the options.
-    for name, kinds in _NUMBERS.items():
-        value, flag = values.get(name), "--" + name.replace("_", "-")
-        if value is None:
-            continue
-        if isinstance(value, bool) or not isinstance(value, kinds):
-            raise BuildfixerError(f"{flag}: expected a number, got {value!r}")
-        number = value if isinstance(value, int | float) else 0.0
-        if name in _AT_LEAST_ONE and number < 1:
-            raise BuildfixerError(f"{flag} must be at least 1")
-        if name in _POSITIVE and number <= 0:
-            raise BuildfixerError(f"{flag} must be positive")
     data = {
         **{key: values[key] for key in ("agent", "model", "toolset", "mask", "guidance")},
         "budget": Budget(values["max_calls"], values["max_tokens"], values["max_cost"], values["max_time"]),

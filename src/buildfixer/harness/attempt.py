@@ -111,8 +111,7 @@ def run_attempt(
     trajectory = Trajectory(config.trajectory_path)
     trajectory.meta = {
         "project": str(root), "build_system": ctx.build_system, "agent": agent.name, "model": config.model,
-        "toolset": config.toolset, "mask": config.mask, "guidance": config.guidance,
-        "max_calls": config.budget.max_calls, "config": config.describe(), **(meta or {}),
+        "config": config.describe(), **(meta or {}),
     }  # fmt: skip
     if agent.builds_first:
         emit(progress, "build", {"phase": "initial"})

@@ -117,19 +117,23 @@ class AttemptConfig(BaseModel):
     @field_validator("budget")
     @classmethod
     def _sane_budget(cls, budget: Budget) -> Budget:
-        if budget.max_calls < 1:
-            raise ValueError("max_calls must be at least 1")
-        for name in ("max_tokens", "max_cost_usd", "max_wall_s"):
+        # A dataclass from a config file may hold any type: check it before comparing.
+        limits = (("max_calls", True), ("max_tokens", True), ("max_cost_usd", False), ("max_wall_s", False))
+        for name, whole in limits:
             value = getattr(budget, name)
-            if value is not None and value <= 0:
-                raise ValueError(f"{name} must be positive")
+            if value is None and name != "max_calls":
+                continue
+            if not _is_number(value, whole):
+                raise ValueError(f"{name} must be a {'whole ' if whole else ''}number, got {value!r}")
+            if value < 1 if whole else value <= 0:
+                raise ValueError(f"{name} must be {'at least 1' if whole else 'positive'}")
         return budget
 
     @field_validator("options")
     @classmethod
     def _sane_options(cls, options: BuildOptions) -> BuildOptions:
-        if options.timeout_s <= 0:
-            raise ValueError("the build timeout must be positive")
+        if not _is_number(options.timeout_s, whole=False) or options.timeout_s <= 0:
+            raise ValueError(f"the build timeout must be a positive number, got {options.timeout_s!r}")
         if options.jdk is not None and not 1 <= options.jdk <= 99:
             raise ValueError(f"no Java version {options.jdk}")
         _one_of("sandbox", options.sandbox, SANDBOXES)
@@ -160,12 +164,7 @@ class AttemptConfig(BaseModel):
 
     def describe(self) -> dict[str, Any]:
         """The effective configuration as recorded next to results and in trajectories."""
-        return {
-            "agent": self.agent_name(), "model": self.model, "toolset": self.toolset, "mask": self.mask,
-            "guidance": self.guidance, "build_output": self.build_output, "first_error": self.first_error,
-            "budget": dict(self.budget.__dict__), "model_settings": self.model_settings.model_dump(),
-            "build": describe_options(self.options),
-        }  # fmt: skip
+        return {**self.portable(), "agent": self.agent_name(), "build": describe_options(self.options)}
 
 
 def describe_options(options: BuildOptions) -> dict[str, Any]:
@@ -174,6 +173,11 @@ def describe_options(options: BuildOptions) -> dict[str, Any]:
         "jdk": options.jdk, "timeout_s": options.timeout_s, "offline": options.offline,
         "tasks": options.tasks, "warm": options.warm, "sandbox": options.sandbox, "as_of": options.as_of,
     }  # fmt: skip
+
+
+def _is_number(value: Any, whole: bool) -> bool:
+    """True for an int (or, unless `whole`, a float); never for a bool."""
+    return not isinstance(value, bool) and isinstance(value, int if whole else int | float)
 
 
 def _one_of(what: str, value: str, known: Any) -> str:

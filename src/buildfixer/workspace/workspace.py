@@ -332,17 +332,8 @@ class Workspace:
             git("add", "-f", "--", path, cwd=self.root)
 
     def apply_patch(self, patch: str) -> list[str]:
-        """Apply a unified diff; a patch that does not apply changes nothing and raises BuildfixerError."""
-        if not patch.strip():
-            return []
-        data = patch if patch.endswith("\n") else patch + "\n"
-        try:
-            git("apply", "--check", "--whitespace=nowarn", cwd=self.root, input_bytes=data.encode())
-        except BuildfixerError as exc:
-            raise BuildfixerError(f"patch does not apply: {str(exc).split(': ', 1)[-1]}") from None
-        git("apply", "--whitespace=nowarn", cwd=self.root, input_bytes=data.encode())
-        names = git("apply", "--numstat", cwd=self.root, input_bytes=data.encode())
-        return [line.split("\t", 2)[2] for line in names.splitlines() if line.count("\t") >= 2]
+        """Apply a unified diff (see the module's `apply_patch`); returns the paths it changed."""
+        return apply_patch(self.root, patch)
 
     def remove(self) -> None:
         """Delete the working tree (stop its builds' daemons first: build.api.stop_daemons)."""
@@ -358,3 +349,17 @@ class Workspace:
 
     def __exit__(self, *exc: object) -> None:
         self.remove()
+
+
+def apply_patch(root: Path, patch: str) -> list[str]:
+    """Apply a unified diff in `root`; one that does not apply changes nothing and raises BuildfixerError."""
+    if not patch.strip():
+        return []
+    data = (patch if patch.endswith("\n") else patch + "\n").encode()
+    try:
+        git("apply", "--check", "--whitespace=nowarn", cwd=root, input_bytes=data)
+    except BuildfixerError as exc:
+        raise BuildfixerError(f"patch does not apply: {str(exc).split(': ', 1)[-1]}") from None
+    git("apply", "--whitespace=nowarn", cwd=root, input_bytes=data)
+    names = git("apply", "--numstat", cwd=root, input_bytes=data)
+    return [line.split("\t", 2)[2] for line in names.splitlines() if line.count("\t") >= 2]
