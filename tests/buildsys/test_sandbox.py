@@ -4,6 +4,7 @@ from pathlib import Path
 
 from buildfixer.buildsys.runner import BuildStep, run_steps
 from buildfixer.buildsys.sandbox import Bubblewrap
+from buildfixer.core.protocols import Confinement
 
 PROBE = r"""
 import pathlib, socket, sys
@@ -26,7 +27,9 @@ def test_sandbox_allows_only_the_project_and_no_network(tmp_path: Path) -> None:
     project = tmp_path / "project"
     project.mkdir()
     outside = tmp_path / "outside.txt"
-    argv = Bubblewrap().wrap([sys.executable, "-c", PROBE, str(outside)], [project], network=False)
+    argv = Bubblewrap().wrap(
+        [sys.executable, "-c", PROBE, str(outside)], Confinement(writable=(project,), network=False)
+    )
     log = tmp_path / "log.txt"
     result = run_steps(
         [BuildStep(argv)], cwd=project, env=dict(os.environ), log_path=log, timeout_s=60, owner="t-sb"

@@ -7,9 +7,11 @@ def test_env_secret_values_are_replaced(monkeypatch: pytest.MonkeyPatch) -> None
     monkeypatch.setenv("MY_SERVICE_API_KEY", "plain-looking-value-123")
     monkeypatch.setenv("DB_PASSWORD", "hunter2hunter2")
     monkeypatch.setenv("SHORT_TOKEN", "abc")  # too short to replace everywhere
-    monkeypatch.setenv("GREETING", "plain-looking-value-456")
+    monkeypatch.setenv("GREETING", "plain-looking-value-789")  # builds never see it: it may be secret
+    monkeypatch.setenv("LC_NAME", "plain-looking-value-456")  # allow-listed: builds see it anyway
     text = "connect with plain-looking-value-123 and hunter2hunter2; abc; plain-looking-value-456"
     assert redact(text) == f"connect with {REDACTED} and {REDACTED}; abc; plain-looking-value-456"
+    assert redact("greeting plain-looking-value-789") == f"greeting {REDACTED}"
 
 
 @pytest.mark.parametrize(

@@ -131,9 +131,23 @@ def plan(project: Path, options: BuildOptions, jdk: Jdk | None) -> Plan:
         "GRADLE_USER_HOME": str(user_home),
         # Daemons registered per project: one build's timeout never kills another's daemon,
         # and a project switched to another JDK does not reuse a daemon of the old one.
-        "GRADLE_OPTS": f"-Dorg.gradle.daemon.registry.base={state / 'gradle-daemons'}",
+        "GRADLE_OPTS": f"-Dorg.gradle.daemon.registry.base={daemon_registry(project, options)}",
     }
     return Plan("gradle", steps, env, tools, notes)
+
+
+def daemon_registry(project: Path, options: BuildOptions) -> Path:
+    """Where the project's Gradle daemons register (their port and their secret token).
+
+    A sandboxed build's daemon lives in its sandbox session, and its registry in the project's
+    state, which the sandbox may write. An unsandboxed daemon (`--no-sandbox`) registers in
+    buildfixer's cache instead, which no sandbox sees: code in a sandbox that found its token
+    could hand it a build to run unconfined.
+    """
+    state = options.state_for(project)
+    if options.sandbox != "none":
+        return state / "gradle-daemons"
+    return options.cache_dir / "daemons" / state.name
 
 
 # The first Gradle release that runs on each Java version (Gradle's compatibility matrix).

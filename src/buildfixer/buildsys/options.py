@@ -48,9 +48,10 @@ class BuildOptions:
             the project path when None.
         log_path: Where the full log goes; inside state_dir when None.
         extra_env: Variables added to the build's environment.
-        sandbox: Where every step runs (buildsys.sandbox.SANDBOXES): "none", or "bubblewrap":
-            host read-only, only the project, the caches
-            and the state directory writable; no network at all when `offline` is set.
+        sandbox: Where every step runs (buildsys.sandbox.SANDBOXES): "bubblewrap" (the default):
+            no capabilities, host read-only, only the project, the shared caches and the state
+            directory writable, home directories and secrets hidden, no network at all when
+            `offline` is set; or "none" (`--no-sandbox`): on the host, unconfined.
         as_of: Build with the dependencies as they were at this moment, an ISO 8601 UTC timestamp
             ("2022-03-01T12:00:00Z"), to replay old commits; None builds with today's. pip only
             considers files uploaded before it (build dependencies included), npm without a
@@ -68,7 +69,7 @@ class BuildOptions:
     state_dir: Path | None = None
     log_path: Path | None = None
     extra_env: dict[str, str] = field(default_factory=dict)
-    sandbox: str = "none"
+    sandbox: str = "bubblewrap"
     as_of: str | None = None
 
     def state_for(self, project: Path) -> Path:

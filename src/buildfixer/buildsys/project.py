@@ -8,11 +8,13 @@ import time
 from pathlib import Path
 
 from buildfixer.buildsys import gradle, maven, npm, python
+from buildfixer.buildsys.environment import build_environment
 from buildfixer.buildsys.jdk import Jdk, default_jdk, find_jdk
 from buildfixer.buildsys.options import BuildOptions
 from buildfixer.buildsys.plan import missing_submodules
 from buildfixer.buildsys.runner import kill_owned, read_tail, run_steps
-from buildfixer.buildsys.sandbox import get_sandbox
+from buildfixer.buildsys.sandbox import confinement_for, get_sandbox
+from buildfixer.buildsys.session import SESSION_LOST, close_sessions, session_for
 from buildfixer.core.build_result import BuildResult, Status
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.core.protocols import BuildSystem
@@ -82,15 +84,22 @@ def build_project(
         options.log_path or state / "logs" / f"build-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.log"
     )
     argvs = [list(step.argv) for step in plan.steps]  # reported without the sandbox wrapper
-    if options.sandbox != "none":
-        sandbox, writable = get_sandbox(options.sandbox), [project, options.cache_dir, state]
-        for step in plan.steps:
-            step.argv = sandbox.wrap(step.argv, writable, network=not options.offline)
-    env = {**os.environ, **options.extra_env, **plan.env}
+    env = build_environment(options.extra_env, plan.env)
     owner = options.owner_token(project)
+    session = None
+    if options.sandbox != "none":
+        confinement = confinement_for(project, options)
+        env["HOME"], env["TMPDIR"] = confinement.home, "/tmp"
+        prefix = get_sandbox(options.sandbox).wrap([], confinement)
+        if options.warm:  # one sandbox for all builds of the project: its daemon stays warm inside
+            session = session_for(project, prefix)
+        else:  # the cold protocol: each step in a sandbox of its own, nothing outlives it
+            for step in plan.steps:
+                step.argv = [*prefix, *step.argv]
     run = run_steps(
-        plan.steps, cwd=project, env=env, log_path=log_path, timeout_s=options.timeout_s, owner=owner
-    )
+        plan.steps, cwd=project, env=env, log_path=log_path, timeout_s=options.timeout_s, owner=owner,
+        session=session,
+    )  # fmt: skip
     if not options.warm:
         kill_owned(owner)  # cold protocol: nothing outlives the build
     succeeded = len(run.steps_run) - (0 if run.exit_code == 0 else 1)
@@ -101,8 +110,8 @@ def build_project(
     # The command that decided the verdict: the failing step, else the main (last) one.
     command = argvs[len(run.steps_run) - 1] if run.failed_step and run.steps_run else list(plan.command)
     status: Status = "timeout" if run.timed_out else "success" if run.exit_code == 0 else "failure"
-    if run.exit_code == 127 and run.failed_step:
-        status = "error"  # the build tool itself could not be started
+    if run.exit_code in (127, SESSION_LOST) and run.failed_step:
+        status = "error"  # the build tool could not be started, or its sandbox died under it
     environment = {
         **plan.tools,
         "os": f"{platform.system()} {platform.release()}",
@@ -130,6 +139,10 @@ def build_project(
 
 
 def stop_daemons(project: Path, options: BuildOptions | None = None) -> int:
-    """Stop every process (Gradle daemons included) that builds of this project left running."""
+    """Stop every process (Gradle daemons included) that builds of this project left running.
+
+    Returns the number of processes and sandbox sessions stopped.
+    """
     options = options or BuildOptions()
-    return kill_owned(options.owner_token(project.resolve()), grace_s=5.0)
+    project = project.resolve()
+    return close_sessions(project) + kill_owned(options.owner_token(project), grace_s=5.0)

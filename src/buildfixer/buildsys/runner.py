@@ -6,7 +6,11 @@ a user sees them), so a 10 MB Gradle log costs Python nothing while it runs.
 Every process we start carries `BUILDFIXER_OWNER=<token>` in its environment.
 Gradle daemons leave the process group (they call setsid), so a `killpg` alone
 would leave them running; they do inherit the environment though, which lets
-`kill_owned` find and stop everything a build started.
+`kill_owned` find and stop everything a build started. A sandboxed build needs
+neither: its PID namespace (a one-command sandbox, or a `SandboxSession` that a
+timeout ends) takes every process with it, a detached one that dropped the tag too.
+
+Logs are created mode 0600: a build's output can hold what only its owner may read.
 """
 
 from __future__ import annotations
@@ -21,6 +25,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
+
+from buildfixer.buildsys.session import SandboxSession
 
 OWNER_VAR = "BUILDFIXER_OWNER"
 _GRACE_S = 3.0
@@ -60,18 +66,20 @@ def run_steps(
     log_path: Path,
     timeout_s: float,
     owner: str,
+    session: SandboxSession | None = None,
 ) -> RunResult:
     """Run steps in order until one fails or the overall timeout expires.
 
     The log file receives a `$ command` header per step followed by its output.
-    On timeout the whole process group and every process tagged with `owner` are killed.
+    On timeout the whole process group and every process tagged with `owner` are killed
+    (with a `session`, the steps run inside it and a timeout ends the session).
     """
     log_path.parent.mkdir(parents=True, exist_ok=True)
     env = {**env, OWNER_VAR: owner}
     start = time.monotonic()
     deadline = start + timeout_s
     result = RunResult(exit_code=0, duration_s=0.0, timed_out=False, log_path=log_path)
-    with open(log_path, "wb") as log:
+    with open_private(log_path) as log:
         for step in steps:
             shown = [
                 *(f"{name}={value}" for name, value in step.env.items()),
@@ -80,7 +88,14 @@ def run_steps(
             log.write(f"$ {' '.join(shown)}\n".encode())
             log.flush()
             result.steps_run.append(step.argv)
-            code, timed_out = _run_one(step, cwd, env, log, deadline, owner)
+            if session is not None:
+                code, timed_out = session.run(
+                    step.argv, step.cwd or cwd, {**env, **step.env}, log.fileno(), deadline - time.monotonic()
+                )
+                if timed_out:
+                    kill_owned(owner)
+            else:
+                code, timed_out = _run_one(step, cwd, env, log, deadline, owner)
             if timed_out:
                 log.write(f"\n[buildfixer] timeout after {timeout_s:.0f}s: killed the build\n".encode())
                 result.exit_code, result.timed_out, result.failed_step = -1, True, step.argv
@@ -90,6 +105,13 @@ def run_steps(
                 break
     result.duration_s = time.monotonic() - start
     return result
+
+
+def open_private(path: Path) -> BinaryIO:
+    """Open a file for writing (truncated) that only its owner can read, whatever the umask."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+    os.fchmod(fd, 0o600)  # an existing file keeps its mode on open
+    return os.fdopen(fd, "wb")
 
 
 def _run_one(

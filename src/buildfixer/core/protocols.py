@@ -10,6 +10,7 @@ implementation names the concrete type and is checked against it.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -70,15 +71,35 @@ class BuildSystem(Protocol):
         ...
 
 
+@dataclass(frozen=True)
+class Confinement:
+    """What a sandboxed command may reach.
+
+    Attributes:
+        writable: Directories it may write (the workspace, the build's state, the shared caches).
+        network: Whether it may use the network; without, it has loopback only.
+        hidden: Directories and files replaced by empty ones (home directories, buildfixer's
+            cache, host secrets such as /etc/shadow).
+        readable: Paths inside hidden ones that stay visible read-only (a JDK under a home directory).
+        frozen: Paths inside writable ones that stay read-only: files there would run in later
+            builds (Gradle init scripts in the shared Gradle home).
+        home: HOME inside the sandbox, on its private /tmp.
+    """
+
+    writable: tuple[Path, ...]
+    network: bool
+    hidden: tuple[Path, ...] = ()
+    readable: tuple[Path, ...] = ()
+    frozen: tuple[Path, ...] = ()
+    home: str = "/tmp/home"
+
+
 @runtime_checkable
 class Sandbox(Protocol):
-    """Where a build step runs: how its command line is wrapped so it reaches only what it may."""
+    """Where a build step runs: how its command line is wrapped so it reaches only what `Confinement` allows."""
 
     name: str
 
-    def wrap(
-        self, argv: Sequence[str], writable: Sequence[Path], network: bool, hidden: Sequence[Path] = (),
-        readable: Sequence[Path] = (),
-    ) -> list[str]:  # fmt: skip
-        """The command line that runs `argv` with only `writable` writable (and `network` if asked)."""
+    def wrap(self, argv: Sequence[str], confinement: Confinement) -> list[str]:
+        """The command line that runs `argv` confined."""
         ...

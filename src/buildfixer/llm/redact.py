@@ -1,15 +1,25 @@
 """Strip secrets (API keys, tokens, passwords) from text before it is logged or saved.
 
 Trajectories hold everything the model and the tools saw: environment dumps, build logs and
-error messages can all carry a key. `redact` replaces the values of secret-looking environment
-variables that are currently set, plus well-known key shapes, with "[REDACTED]".
+error messages can all carry a key. `redact` replaces with "[REDACTED]":
+- the value of every caller variable that builds are not given (`buildsys.environment`: an
+  allow-list), and of secret-looking ones, plus literals the caller names (a key from a flag);
+- copies of those values in the usual disguises: reversed, upper or lower case, percent-encoded,
+  hex, and base64 (at each of the three alignments, so a value inside a longer base64 text is found);
+- the password of a URL (`scheme://user:password@host`), whatever its value;
+- well-known key shapes, and values after "Authorization", "Bearer", "password=" and the like.
 """
 
 from __future__ import annotations
 
+import base64
 import os
 import re
+import urllib.parse
+from functools import lru_cache
 from typing import Any
+
+from buildfixer.buildsys.environment import withheld_values
 
 REDACTED = "[REDACTED]"
 
@@ -30,6 +40,8 @@ _PATTERNS = [
     re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"),  # AWS access key ids
     re.compile(r"\bgsk_[A-Za-z0-9]{20,}"),  # Groq
 ]
+# scheme://user:password@host: keep the user, replace the password.
+_URL_PASSWORD = re.compile(r"(\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s:/@]*:)(?!\[REDACTED\]@)[^\s/@]+@")
 # Keep the label, replace the value.
 # "Bearer" then a token with a digit in it ("bearer of bad news" stays).
 _BEARER = re.compile(r"(?i)\b(bearer\s+)(?=[A-Za-z0-9._~+/=-]*\d)[A-Za-z0-9._~+/=-]{8,}")
@@ -48,13 +60,29 @@ _SECRET_KEY = re.compile(
 
 
 def _env_secrets() -> list[str]:
-    values = {
+    values = set(withheld_values()) | {
         value
         for name, value in os.environ.items()
         if _SECRET_ENV.search(name.upper()) and len(value) >= _MIN_ENV_SECRET_LEN
     }
     # Longest first, so a secret containing another is replaced whole.
     return sorted(values, key=len, reverse=True)
+
+
+@lru_cache(maxsize=256)
+def disguises(secret: str) -> tuple[str, ...]:
+    """The secret and the forms a copy of it may take in a log or a message."""
+    raw = secret.encode()
+    forms = {secret, secret[::-1], secret.upper(), secret.lower(), urllib.parse.quote(secret, safe=""),
+             raw.hex(), raw.hex().upper()}  # fmt: skip
+    for pad in range(3):  # inside a longer base64 text the secret starts at any of 3 alignments
+        for encode in (base64.b64encode, base64.urlsafe_b64encode):
+            encoded = encode(b"\0" * pad + raw).decode().rstrip("=")
+            # Drop the characters that mix in bits of the bytes before or after the secret.
+            core = encoded[(0, 2, 3)[pad] : len(encoded) - 3]
+            if len(core) >= _MIN_ENV_SECRET_LEN:
+                forms.add(core)
+    return tuple(sorted((f for f in forms if len(f) >= _MIN_ENV_SECRET_LEN), key=len, reverse=True))
 
 
 def redact(text: str, extra_secrets: list[str] | None = None) -> str:
@@ -78,8 +106,10 @@ def redact(text: str, extra_secrets: list[str] | None = None) -> str:
             reverse=True,
         )
     for secret in literals:
-        if secret in text:
-            text = text.replace(secret, REDACTED)
+        for form in disguises(secret):
+            if form in text:
+                text = text.replace(form, REDACTED)
+    text = _URL_PASSWORD.sub(lambda m: f"{m.group(1)}{REDACTED}@", text)
     for pattern in _PATTERNS:
         text = pattern.sub(REDACTED, text)
     text = _BEARER.sub(lambda m: f"{m.group(1)}{REDACTED}", text)

@@ -1,37 +1,38 @@
 """The shell tool of the shell agents: `run_shell` (first study) and `run_sh` (second study).
 
-Both run `bash -c <command>` in the workspace root inside bubblewrap. The host is read-only;
-only the workspace, the shared dependency caches and the project's state directory (where the
-build keeps its virtualenv) are writable, and `/tmp` is a private, empty tmpfs that also holds
-HOME. Without network when the run is offline. The environment is the build's: JAVA_HOME and
-PATH of the chosen JDK, Gradle's user home and Maven's repository in the shared cache; variables
-that look like credentials (API keys, tokens, passwords) are left out. A command is killed with
-everything it started when it exceeds `ctx.shell_timeout_s`. Without bubblewrap the tool
-refuses to run rather than run unconfined.
+Both run `bash -c <command>` in the workspace root inside bubblewrap, always (whatever the
+build's sandbox setting): the confinement of a build (`buildsys.sandbox.confinement_for`: no
+capabilities, host read-only, only the workspace, the project's state and the shared caches
+writable, home directories, buildfixer's cache and host secrets hidden), with `/tmp` a private,
+empty tmpfs that also holds HOME, and no network when the run is offline. The project's Gradle
+daemon registry is hidden too, so the shell can never hand a build to a daemon outside its
+sandbox. The environment is the build's allow-listed one (`buildsys.environment`): JAVA_HOME and
+PATH of the chosen JDK, Gradle's user home and Maven's repository in the shared cache, and none
+of the caller's other variables. A command is killed with everything it started when it
+exceeds `ctx.shell_timeout_s`. Without a working bubblewrap the tool refuses to run rather than
+run unconfined.
 """
 
 from __future__ import annotations
 
 import os
-import re
-import sys
-from pathlib import Path
 
 from buildfixer.buildsys import gradle, maven
+from buildfixer.buildsys.environment import build_environment
 from buildfixer.buildsys.jdk import Jdk, default_jdk, discover_jdks
-from buildfixer.buildsys.plan import executable, java_env
+from buildfixer.buildsys.plan import java_env
 from buildfixer.buildsys.project import JVM_SYSTEMS, resolve_jdk
-from buildfixer.buildsys.sandbox import Bubblewrap
+from buildfixer.buildsys.sandbox import Bubblewrap, bubblewrap_problem, confinement_for
 from buildfixer.core.errors import BuildfixerError
+from buildfixer.core.protocols import Confinement
 from buildfixer.logs.text import strip_ansi
 from buildfixer.tools.base import DEFAULT_OUTPUT_LIMIT, Tool, ToolError, cap_output, make_tool
 from buildfixer.tools.build_support import run_command, standard_command
 from buildfixer.tools.context import ToolContext
 
 # HOME inside the sandbox: on its private /tmp, so nothing written there reaches the host.
-SANDBOX_HOME = "/tmp/home"
+SANDBOX_HOME = Confinement.home
 _OUTPUT_ROOM = DEFAULT_OUTPUT_LIMIT - 500
-_SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH|COOKIE|SESSION", re.IGNORECASE)
 
 
 def _current_jdk(ctx: ToolContext) -> Jdk | None:
@@ -41,29 +42,24 @@ def _current_jdk(ctx: ToolContext) -> Jdk | None:
         raise ToolError(str(exc)) from None
 
 
-_SHARED_CACHES = ("gradle", "m2", "npm", "pip", "corepack", "yarn", "pnpm-store")
-
-
 def shell_env(ctx: ToolContext) -> dict[str, str]:
-    """The environment of a shell command: the build's tools and caches, no credentials."""
+    """The environment of a shell command: the build's tools and caches, nothing else of the caller's."""
     cache, state = ctx.options.cache_dir, ctx.options.state_for(ctx.root)
-    env = {k: v for k, v in os.environ.items() if not _SECRET_NAME.search(k)}
-    env.update(ctx.options.extra_env)
-    env.update(java_env(_current_jdk(ctx)))
     venv = state / "venv"
-    env.update(
+    env = build_environment(
+        ctx.options.extra_env,
+        java_env(_current_jdk(ctx)),
         {
             "HOME": SANDBOX_HOME,
             "TMPDIR": "/tmp",
             "GRADLE_USER_HOME": str(cache / "gradle"),
-            # A daemon registry of its own: the shell's Gradle must never hand its build to a daemon
-            # running outside the sandbox.
+            # A daemon registry of its own: the shell's Gradle starts its own daemons, in its sandbox.
             "GRADLE_OPTS": "-Dorg.gradle.daemon.registry.base=/tmp/gradle-daemons",
             "MAVEN_OPTS": f"-Dmaven.repo.local={cache / 'm2' / 'repository'}",
             "npm_config_cache": str(cache / "npm"),
             "PIP_CACHE_DIR": str(cache / "pip"),
             "PIP_DISABLE_PIP_VERSION_CHECK": "1",
-        }
+        },
     )
     if ctx.build_system == "python" and (venv / "bin" / "python").exists():
         env["VIRTUAL_ENV"] = str(venv)
@@ -75,16 +71,14 @@ def run_in_sandbox(ctx: ToolContext, command: str) -> str:
     """Run a bash command line in the sandboxed workspace; `exit code N` then the capped output."""
     if not command.strip():
         raise ToolError("the command is empty")
-    if executable("bwrap") is None:
-        raise ToolError(
-            "the shell tool needs bubblewrap (bwrap), which is not installed here, and never runs "
-            "commands unconfined; use the other tools"
-        )
-    writable, hidden, readable = _mounts(ctx)
-    # Always bubblewrap: the shell runs whatever the model typed.
-    argv = Bubblewrap().wrap(["bash", "-c", command], writable, not ctx.options.offline, hidden, readable)
+    if problem := bubblewrap_problem():
+        raise ToolError(f"the shell tool never runs commands unconfined, and {problem}; use the other tools")
+    # The build's own daemons (in the build's sandbox session, or unsandboxed) are out of reach.
+    hidden = [ctx.options.state_for(ctx.root) / "gradle-daemons"]
+    confinement = confinement_for(ctx.root, ctx.options, hidden)
+    argv = Bubblewrap().wrap(["bash", "-c", command], confinement)
     end = argv.index("--")
-    argv[end:end] = ["--dir", SANDBOX_HOME, "--chdir", str(ctx.root)]
+    argv[end:end] = ["--chdir", str(ctx.root)]
     run, output = run_command(ctx, argv, shell_env(ctx), ctx.shell_timeout_s, "shell")
     output = strip_ansi(output.replace("\r\n", "\n")).rstrip("\n")
     if run.timed_out:
@@ -95,22 +89,6 @@ def run_in_sandbox(ctx: ToolContext, command: str) -> str:
     else:
         status = f"exit code {run.exit_code}"
     return f"{status}\n{cap_output(output, _OUTPUT_ROOM)}" if output else f"{status}\n(no output)"
-
-
-def _mounts(ctx: ToolContext) -> tuple[list[Path], list[Path], list[Path]]:
-    """Writable, hidden and readable paths of the shell's sandbox.
-
-    Writable: the workspace, the project's state and the shared dependency caches. Hidden: home
-    directories and the rest of buildfixer's cache (other workspaces, trajectories), so the shell
-    sees no more of the user's files than the file tools do. Readable again inside those: the
-    Python installation and the JDKs, which may live under a home directory.
-    """
-    cache = ctx.options.cache_dir
-    writable = [ctx.root, ctx.options.state_for(ctx.root)] + [cache / name for name in _SHARED_CACHES]
-    hidden = sorted({Path.home(), Path("/root"), Path("/home"), cache})
-    readable = [Path(sys.prefix), Path(sys.base_prefix), *(Path(jdk.path) for jdk in discover_jdks())]
-    readable = [p for p in readable if any(p.is_relative_to(h) for h in hidden)]
-    return writable, hidden, readable
 
 
 def _describe(ctx: ToolContext) -> str:

@@ -1,0 +1,142 @@
+"""A long-lived sandbox per project, so warm builds stay warm without leaving the sandbox.
+
+A Gradle daemon started inside a one-command sandbox dies with it, and every sandboxed build
+would then pay a cold JVM (about five times a warm build). A session is one bubblewrap sandbox
+that lives for the whole repair: a small stdlib-only server inside it runs each build step it is
+sent, so the daemon a build starts stays in the session (sandboxed, with the same mounts) and
+the next build reuses it. When the session ends (`close`, a timeout, or buildfixer itself
+dying: bwrap's die-with-parent), everything inside it ends too.
+
+The server gets requests on a socket pair: the step's argv, cwd and environment as JSON, and
+the log file as a passed descriptor, so output goes straight to the log and never through us.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import json
+import os
+import select
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+# Runs inside the sandbox with `python -I`: nothing from the project can change how it starts.
+_SERVER = r"""
+import json, os, socket, subprocess, sys
+sock = socket.socket(fileno=int(sys.argv[1]))
+while True:
+    try:
+        data, fds, _, _ = socket.recv_fds(sock, 1 << 20, 1)
+    except OSError:
+        break
+    if not data:
+        break
+    request, log = json.loads(data), fds[0]
+    try:
+        proc = subprocess.Popen(request["argv"], cwd=request["cwd"], env=request["env"],
+                                stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+        code = proc.wait()
+    except OSError as exc:
+        os.write(log, ("[buildfixer] cannot run %s: %s\n" % (request["argv"][0], exc.strerror)).encode())
+        code = 127
+    finally:
+        os.close(log)
+    sock.send(json.dumps({"exit": code}).encode())
+"""
+# Exit code reported when the session itself died under a step (an infrastructure failure).
+SESSION_LOST = 125
+
+
+class SandboxSession:
+    """One sandbox that runs steps one at a time until it is closed."""
+
+    def __init__(self, prefix: list[str]) -> None:
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self._sock = ours
+        self._lock = threading.Lock()
+        argv = [*prefix, sys.executable, "-I", "-c", _SERVER, str(theirs.fileno())]
+        self._proc = subprocess.Popen(
+            argv, pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL, start_new_session=True, env={"PATH": os.environ.get("PATH", "")},
+        )  # fmt: skip
+        theirs.close()
+
+    def alive(self) -> bool:
+        """Whether the sandbox is still running."""
+        return self._proc.poll() is None
+
+    def run(
+        self, argv: list[str], cwd: Path, env: dict[str, str], log_fd: int, timeout_s: float
+    ) -> tuple[int, bool]:
+        """Run one command inside; (exit code, timed out). A timeout ends the whole session."""
+        request = json.dumps({"argv": argv, "cwd": str(cwd), "env": env}).encode()
+        with self._lock:
+            try:
+                socket.send_fds(self._sock, [request], [log_fd])
+            except OSError:
+                return SESSION_LOST, False
+            deadline = time.monotonic() + timeout_s
+            while True:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    self.close()
+                    return -1, True
+                ready, _, _ = select.select([self._sock], [], [], remaining)
+                if ready:
+                    break
+            try:
+                reply = self._sock.recv(4096)
+            except OSError:
+                reply = b""
+            if not reply:  # the sandbox died under the step (killed from outside)
+                self.close()
+                return SESSION_LOST, False
+            return int(json.loads(reply)["exit"]), False
+
+    def close(self) -> None:
+        """End the session and everything running in it."""
+        with contextlib.suppress(OSError):
+            self._sock.close()
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self._proc.pid, signal.SIGKILL)  # bwrap's PID namespace dies with it
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self._proc.wait(timeout=10)
+
+
+_SESSIONS: dict[tuple[str, tuple[str, ...]], SandboxSession] = {}
+_SESSIONS_LOCK = threading.Lock()
+
+
+def session_for(project: Path, prefix: list[str]) -> SandboxSession:
+    """The live session of `project` with exactly this sandbox (mounts, network); started if needed."""
+    key = (str(project), tuple(prefix))
+    with _SESSIONS_LOCK:
+        session = _SESSIONS.get(key)
+        if session is None or not session.alive():
+            for other in [k for k in _SESSIONS if k[0] == key[0]]:
+                _SESSIONS.pop(other).close()  # options changed (JDK paths, network): one session per project
+            session = _SESSIONS[key] = SandboxSession(prefix)
+        return session
+
+
+def close_sessions(project: Path) -> int:
+    """End the sessions of `project` (its warm daemons with them); returns how many there were."""
+    with _SESSIONS_LOCK:
+        mine = [key for key in _SESSIONS if key[0] == str(project)]
+        for key in mine:
+            _SESSIONS.pop(key).close()
+    return len(mine)
+
+
+@atexit.register
+def _close_all() -> None:
+    with _SESSIONS_LOCK:
+        while _SESSIONS:
+            _SESSIONS.popitem()[1].close()
