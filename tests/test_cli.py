@@ -119,3 +119,25 @@ def test_build_with_a_patch_builds_a_snapshot_and_leaves_the_project_alone(tmp_p
     assert patched.returncode == 0, patched.stdout + patched.stderr
     assert json.loads(patched.stdout)["status"] == "success"
     assert not (project / "config.json").exists()
+
+
+# ---- --no-sandbox ---------------------------------------------------------------------------------
+
+FAILING_NPM = {"name": "tiny", "version": "1.0.0", "scripts": {"build": "node -e \"process.exit(1)\""}}
+NO_SANDBOX_NOTE = "sandbox: none (--no-sandbox): the build ran unconfined on this machine"
+
+
+def test_build_says_when_it_ran_unconfined(tmp_path: Path) -> None:
+    from buildfixer.buildsys.options import BuildOptions
+
+    (tmp_path / "package.json").write_text(json.dumps(FAILING_NPM))
+    unconfined = run_cli("build", str(tmp_path), "--no-sandbox", "--json")
+    assert unconfined.returncode == 1, unconfined.stderr
+    assert json.loads(unconfined.stdout)["sandbox"] == "none"
+    default = run_cli("build", str(tmp_path), "--json")
+    assert json.loads(default.stdout)["sandbox"] == BuildOptions().sandbox  # whatever the default is
+    human = run_cli("build", str(tmp_path), "--no-sandbox")
+    assert human.stdout.splitlines()[-1] == NO_SANDBOX_NOTE
+    assert NO_SANDBOX_NOTE not in run_cli("build", str(tmp_path)).stdout
+    old_flag = run_cli("build", "--sandbox", str(tmp_path))  # replaced by --no-sandbox
+    assert old_flag.returncode == 2 and "No such option '--sandbox'" in old_flag.stderr

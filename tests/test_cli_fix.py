@@ -302,3 +302,26 @@ def test_interrupt_leaves_the_project_untouched_and_cleans_up(tmp_path, signum, 
         time.sleep(0.2)
     assert processes_mentioning(str(workspace)) == []
     assert_cleaned_up(project, traj)
+
+
+# ---- --no-sandbox -------------------------------------------------------------------------------
+
+
+NO_SANDBOX_NOTE = "sandbox: none (--no-sandbox): the build ran unconfined on this machine"
+
+
+def test_the_verdict_says_when_builds_ran_unconfined(tmp_path):
+    from buildfixer.buildsys.options import BuildOptions
+
+    project = tmp_path / "project"
+    project.mkdir()
+    package = {"name": "t", "version": "1.0.0", "scripts": {"build": "node -e \"process.exit(1)\""}}
+    (project / "package.json").write_text(json.dumps(package))
+    model = script(tmp_path, [{"content": "I cannot fix this."}])
+    args = [str(project), "--agent", "tool", "--model", model]
+    proc = fix(*args, "--no-sandbox", "--json")
+    assert proc.returncode == 1, proc.stderr
+    assert json.loads(proc.stdout)["sandbox"] == "none"
+    assert fix(*args, "--no-sandbox").stdout.splitlines()[-1] == NO_SANDBOX_NOTE
+    assert json.loads(fix(*args, "--json").stdout)["sandbox"] == BuildOptions().sandbox
+    assert NO_SANDBOX_NOTE not in fix(*args).stdout

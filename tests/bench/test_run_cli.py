@@ -195,3 +195,27 @@ def _workers_of(out: Path) -> list[int]:
             except OSError:
                 continue
     return found
+
+
+@pytest.mark.slow
+def test_the_runs_sandbox_reaches_every_attempt(tmp_path):
+    from buildfixer.bench.run import RunConfig, run_benchmark
+    from buildfixer.buildsys.options import BuildOptions
+    from buildfixer.harness.config import AttemptConfig
+
+    def sandbox_of_attempt(out: Path) -> str:
+        row = read_results(out / "results.jsonl")[0]
+        assert row["resolved"], row
+        return json.loads((out / row["trajectory"]).read_text())["meta"]["config"]["build"]["sandbox"]
+
+    only = ("--only", "cart-receipt-flag", "--agent", "oracle")
+    proc = _bench_run(BUNDLED / "instances.jsonl", tmp_path / "open", *only, "--no-sandbox")
+    assert proc.returncode == 0, proc.stderr
+    recorded = json.loads((tmp_path / "open" / "config.json").read_text())["attempt"]["build"]
+    assert recorded["sandbox"] == "none"
+    assert sandbox_of_attempt(tmp_path / "open") == "none"
+    # The run's choice travels to the worker process, whatever it is.
+    instances = [i.to_dict() for i in load_dataset(BUNDLED / "instances.jsonl") if i.instance_id == only[1]]
+    attempt = AttemptConfig(agent="oracle", model="none", options=BuildOptions(sandbox="bubblewrap"))
+    run_benchmark(instances, BUNDLED, RunConfig(attempt=attempt), tmp_path / "confined")
+    assert sandbox_of_attempt(tmp_path / "confined") == "bubblewrap"

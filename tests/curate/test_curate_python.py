@@ -9,6 +9,7 @@ from python_repos import dependency_repo, human_repo, llm_repo
 
 from buildfixer.bench.dataset import load_dataset
 from buildfixer.bench.run import RunConfig, run_benchmark
+from buildfixer.buildsys.options import BuildOptions
 from buildfixer.curate.filters import Limits
 from buildfixer.curate.pipeline import curate
 from buildfixer.curate.state import read_lines, state_path
@@ -47,7 +48,10 @@ def check(summary, out, planted, mode):
 def test_human_mode(tmp_path):
     planted = human_repo(tmp_path / "calc", tmp_path)
     out, cache = tmp_path / "data" / "human.jsonl", tmp_path / "builds"
-    summary = curate("human", planted["repo"], out, limits=Limits(max_lines=30), build_cache=cache, workers=2)
+    # Unsandboxed: the planted flaky tests count their runs in a file outside the project.
+    unconfined = BuildOptions(sandbox="none")
+    summary = curate("human", planted["repo"], out, limits=Limits(max_lines=30), build_cache=cache, workers=2,
+                     options=unconfined)  # fmt: skip
     check(summary, out, planted, "human")
     assert summary.states_built > 0 and summary.instances_in_file == 2
 
@@ -58,7 +62,7 @@ def test_human_mode(tmp_path):
 
     # A second pass into a new dataset: every build comes from the cache, the result is the same.
     again = curate("human", planted["repo"], tmp_path / "again.jsonl", limits=Limits(max_lines=30),
-                   build_cache=cache)  # fmt: skip
+                   build_cache=cache, options=unconfined)  # fmt: skip
     assert again.states_built == 0 and again.hit_rate == 1.0
     assert again.states_cached == summary.states_built and (again.accepted, again.rejected) == (
         summary.accepted, summary.rejected,
@@ -68,7 +72,8 @@ def test_human_mode(tmp_path):
     assert [i["instance_id"] for i in first] == [i["instance_id"] for i in second]
 
     # Rerunning into the same dataset resumes: nothing left to evaluate, nothing duplicated.
-    resumed = curate("human", planted["repo"], out, limits=Limits(max_lines=30), build_cache=cache)
+    resumed = curate("human", planted["repo"], out, limits=Limits(max_lines=30), build_cache=cache,
+                     options=unconfined)  # fmt: skip
     assert resumed.evaluated == 0 and resumed.states_built == 0
     assert (resumed.accepted, resumed.rejected) == (summary.accepted, summary.rejected)
     assert out.read_text() == "".join(json.dumps(i) + "\n" for i in first)

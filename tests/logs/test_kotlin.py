@@ -173,4 +173,4 @@ def test_large_log_is_fast():
     lines.append("e: file:///a/B.kt:1:2 Unresolved reference: c")
     start = time.perf_counter()
     parse(lines)
-    assert time.perf_counter() - start < 5
+    assert time.perf_counter() - start < 15  # linear: about 4 s alone; quadratic would take minutes

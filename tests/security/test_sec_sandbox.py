@@ -124,9 +124,9 @@ def test_other_workspaces_trajectories_and_mirrors_are_hidden(tmp_path: Path, ho
     ):
         (cache / part).parent.mkdir(parents=True, exist_ok=True)
         (cache / part).write_text(CANARY)
-    output = run.call(
-        {"shell_command": f"cat {cache}/*/* {cache}/*/*/* 2>&1; grep -r '{CANARY[:5]}''{CANARY[5:]}' {cache} /root /home /tmp 2>/dev/null | head"}
-    )
+    # The pattern is split so that the command line itself (kept in the shell's log) never matches.
+    search = f"grep -r '{CANARY[:5]}''{CANARY[5:]}' {cache} /root /home /tmp 2>/dev/null | head"
+    output = run.call({"shell_command": f"cat {cache}/*/* {cache}/*/*/* 2>&1; {search}"})
     assert CANARY not in output
 
 
@@ -228,3 +228,22 @@ def _wait_for(condition, seconds: float) -> None:
     while not condition():
         assert time.monotonic() < end, "timed out waiting"
         time.sleep(0.2)
+
+
+@pytest.mark.parametrize("target", ["home-ssh", "cache-trajectories", "relative-escape"])
+def test_a_planted_git_pointer_exposes_nothing(target: str, tmp_path: Path, home: Path) -> None:
+    project = tmp_path / "p"
+    project.mkdir()
+    options = BuildOptions(cache_dir=tmp_path / "cache")
+    trajectories = options.cache_dir / "trajectories"
+    trajectories.mkdir(parents=True)
+    (trajectories / "HEAD").write_text(CANARY)  # looks like a git directory
+    named = {"home-ssh": str(home / ".ssh"), "cache-trajectories": str(trajectories),
+             "relative-escape": "../home/.ssh"}[target]  # fmt: skip
+    (project / ".git").write_text(f"gitdir: {named}\n")
+    assert confinement_for(project, options).readable == confinement_for(tmp_path / "none", options).readable
+    output = subprocess.run(
+        confine(["sh", "-c", f"cat {home}/.ssh/id_rsa {trajectories}/HEAD"], project, options),
+        capture_output=True, text=True,
+    )  # fmt: skip
+    assert CANARY not in output.stdout

@@ -8,7 +8,7 @@ import pytest
 from buildfixer.tools.base import Tool, ToolError
 from buildfixer.tools.context import ToolContext
 from buildfixer.tools.files import MAX_MATCHES, MAX_PATHS, READ_MAX_CHARS, file_tools
-from buildfixer.tools.walk import expand_braces, glob_regex
+from buildfixer.tools.patterns import expand_braces, glob_regex
 
 SECRET = "TOP-SECRET sourceCompatibility\n"
 

@@ -108,12 +108,12 @@ def test_copy_back_never_overwrites_a_file_the_snapshot_did_not_hold(
 
 def test_copy_back_writes_links_as_links_and_applies_deletions(repo: Path, cache_dir: Path) -> None:
     with Workspace.from_directory(repo, cache_dir=cache_dir) as ws:
-        os.symlink("/etc/hostname", ws.root / "leak.txt")
-        (ws.root / "Draft.java").unlink()
+        os.symlink("Main.java", ws.root / "alias.java")  # inside the project: fine (outside: refused,
+        (ws.root / "Draft.java").unlink()  # see tests/security/test_sec_copyback.py)
         (ws.root / "run.sh").write_text("#!/bin/sh\n")
         (ws.root / "run.sh").chmod(0o755)
-        copy_back(ws, repo, ["leak.txt", "Draft.java", "run.sh"])
-    assert (repo / "leak.txt").is_symlink() and os.readlink(repo / "leak.txt") == "/etc/hostname"
+        copy_back(ws, repo, ["alias.java", "Draft.java", "run.sh"])
+    assert (repo / "alias.java").is_symlink() and os.readlink(repo / "alias.java") == "Main.java"
     assert not (repo / "Draft.java").exists()
     assert os.access(repo / "run.sh", os.X_OK)
     assert not [p for p in repo.iterdir() if ".buildfixer-" in p.name]

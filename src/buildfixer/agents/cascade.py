@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import subprocess
 from dataclasses import replace
-from pathlib import Path
 
 from buildfixer.agents.env import AttemptEnv
 from buildfixer.agents.tool_agent import run_tool_loop
 from buildfixer.core.stops import Stop, StopKind
+from buildfixer.workspace.git import git
 
 
 class CascadeAgent:
@@ -26,7 +25,7 @@ class CascadeAgent:
         budget = env.settings.budget
         for index, spec in enumerate(models):
             if index:
-                _reset(env.ctx.root)  # each model starts from the original failure
+                _reset(env)  # each model starts from the original failure
                 env.ctx.options.jdk = initial_jdk
                 env.trajectory.messages.clear()
             # Each model gets the call budget on top of what the ones before it used.
@@ -38,7 +37,16 @@ class CascadeAgent:
         return stop
 
 
-def _reset(root: Path) -> None:
-    """Undo every change in a workspace (a git working tree at its base commit)."""
-    subprocess.run(["git", "reset", "--quiet", "--hard"], cwd=root, check=True)
-    subprocess.run(["git", "clean", "-qffdx"], cwd=root, check=True)
+def _reset(env: AttemptEnv) -> None:
+    """Undo every change in the workspace (a git working tree at its base commit).
+
+    Through the git directory recorded before any model ran: the previous model may have
+    rewritten `.git` to make git run its commands.
+    """
+    root, ledger = env.ctx.root, env.ctx.ledger
+    if ledger is None:  # not a git worktree of ours: nothing recorded to go through
+        git("reset", "--quiet", "--hard", cwd=root)
+        git("clean", "-qffdx", cwd=root)
+        return
+    git("reset", "--quiet", "--hard", ledger.base, git_dir=ledger.git_dir, work_tree=root)
+    git("clean", "-qffdx", git_dir=ledger.git_dir, work_tree=root)

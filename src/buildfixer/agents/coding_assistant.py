@@ -6,7 +6,6 @@ Its one round is also what the hierarchical agent delegates code changes to.
 from __future__ import annotations
 
 import time
-from pathlib import Path
 
 from buildfixer.agents.env import AttemptEnv
 from buildfixer.agents.search_replace import (
@@ -19,6 +18,7 @@ from buildfixer.agents.trajectory import Step, ToolResult, Trajectory
 from buildfixer.core.build_result import BuildResult
 from buildfixer.core.protocols import Model
 from buildfixer.core.stops import Stop, StopKind
+from buildfixer.tools import confined
 from buildfixer.tools.base import ToolError
 from buildfixer.tools.context import ToolContext
 
@@ -46,21 +46,21 @@ def file_context(ctx: ToolContext, result: BuildResult, extra: list[str] | None 
     """Contents of the files the errors point at, the named extra files, and the build files."""
     wanted = [e.file for e in result.errors if e.file] + list(extra or []) + list(_BUILD_FILES)
     parts: list[str] = []
-    seen: set[Path] = set()
+    seen: set[str] = set()
     total = 0
     for name in wanted:
-        try:
-            path = ctx.resolve(name)
-        except ToolError:  # a path out of the workspace is simply not shown
+        try:  # opened without following links out of the workspace (no check-then-open race)
+            rel, text = confined.read_text(ctx.root, name)
+        except (ToolError, OSError):  # missing, a directory, or out of the workspace: not shown
             continue
-        if path in seen or not path.is_file():
+        if rel in seen:
             continue
-        seen.add(path)
-        text = path.read_text(encoding="utf-8", errors="replace")[:_MAX_FILE_CHARS]
+        seen.add(rel)
+        text = text[:_MAX_FILE_CHARS]
         if total + len(text) > _MAX_CONTEXT_CHARS:
             break
         total += len(text)
-        parts.append(f"{ctx.relative(path)}\n```\n{text}\n```")
+        parts.append(f"{rel}\n```\n{text}\n```")
     return "\n\n".join(parts)
 
 

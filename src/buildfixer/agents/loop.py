@@ -29,13 +29,22 @@ class Budget:
         max_calls: LLM calls (the studies' ablations used 30).
         max_tokens: Input + output tokens over all calls.
         max_cost_usd: Money over all calls (only meaningful when prices are known).
-        max_wall_s: Wall time of the whole loop, tools included.
+        max_wall_s: Wall time of the whole loop, tools included: a tool still running when it
+            runs out is abandoned (agents.calls) and the attempt stops with `budget_time`.
     """
 
     max_calls: int = 30
     max_tokens: int | None = None
     max_cost_usd: float | None = None
     max_wall_s: float | None = None
+
+    def deadline(self, started: float) -> float | None:
+        """When (time.monotonic) the wall-time budget of a loop started at `started` runs out."""
+        return None if self.max_wall_s is None else started + self.max_wall_s
+
+    def out_of_time(self) -> Stop:
+        """The time-budget stop."""
+        return Stop(StopKind.BUDGET_TIME, f"time budget reached ({self.max_wall_s:g}s)")
 
     def exceeded(self, trajectory: Trajectory, started: float) -> Stop | None:
         """Why the attempt must stop now, or None."""
@@ -47,7 +56,7 @@ class Budget:
         if self.max_cost_usd is not None and usage.cost_usd >= self.max_cost_usd:
             return Stop(StopKind.BUDGET_COST, f"cost budget reached (${self.max_cost_usd})")
         if self.max_wall_s is not None and time.monotonic() - started >= self.max_wall_s:
-            return Stop(StopKind.BUDGET_TIME, f"time budget reached ({self.max_wall_s:g}s)")
+            return self.out_of_time()
         return None
 
 
@@ -74,7 +83,9 @@ class ToolLoop:
         budget: When to stop.
         repeat_limit: An identical call (same tool, same arguments) repeated this many times in a
             row ends the attempt; one repetition earlier the model gets a warning.
-        progress: Called with (event, data) for live progress ("step", "tool", "stop").
+        progress: Called with (event, data) for live progress ("step", "tool", "stop"). A step's
+            data holds `usage` (the attempt's total before this step) and `step_usage` (this
+            step's model call).
     """
 
     model: Model
@@ -91,6 +102,7 @@ class ToolLoop:
             trajectory.add_message({"role": "system", "content": system})
             trajectory.add_message({"role": "user", "content": first})
         started = time.monotonic()
+        deadline = self.budget.deadline(started)
         recent: list[str] = []
         while True:
             if stop := self.budget.exceeded(trajectory, started):
@@ -101,19 +113,28 @@ class ToolLoop:
             )
             trajectory.add_message(step.reply)
             self._emit(
-                "step", {"step": step.index, "usage": trajectory.usage, "calls": len(reply.tool_calls)}
+                "step",
+                {
+                    "step": step.index,
+                    "usage": trajectory.usage,
+                    "step_usage": step.usage,
+                    "calls": len(reply.tool_calls),
+                },
             )
             if not reply.tool_calls:
                 trajectory.add_step(step)
                 return self._stop(Stop(StopKind.MODEL_FINISHED, "model finished"), reply.content)
             looping = False
             for call in reply.tool_calls:
+                if deadline is not None and time.monotonic() >= deadline:
+                    trajectory.add_step(step)  # the calls left in this reply are not started
+                    return self._stop(self.budget.out_of_time())
                 signature = f"{call.name}\0{_normalized(call.arguments)}"
                 recent = [*recent, signature][-self.repeat_limit :]
                 repeats = len(recent) - next(
                     (i + 1 for i in range(len(recent) - 1, -1, -1) if recent[i] != signature), 0
                 )
-                result = execute_call(by_name, call.id, call.name, call.arguments)
+                result = execute_call(by_name, call.id, call.name, call.arguments, deadline)
                 if 1 < repeats == self.repeat_limit - 1:  # a first call is no repetition to warn of
                     result.output += (
                         "\n\nNote: you have made this exact call several times in a row; try something else."

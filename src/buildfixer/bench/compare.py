@@ -24,6 +24,7 @@ from buildfixer.bench.report_render import (
 )
 from buildfixer.bench.rundir import load_run, write_atomic
 from buildfixer.core.errors import BuildfixerError
+from buildfixer.harness.config import check_output_path
 
 
 def compare_runs(dirs: Sequence[Path]) -> dict[str, Any]:
@@ -113,6 +114,10 @@ def compare_command(dirs: list[Path], fmt: str = "md", out: Path | None = None) 
     """
     if fmt not in FORMATS:
         raise BuildfixerError(f"unknown report format {fmt!r} (known: {', '.join(FORMATS)})")
+    if len(dirs) < 2:
+        raise BuildfixerError("give two or more run directories (for one run: `buildfixer bench report`)")
+    if out is not None and not out.is_dir():
+        check_output_path("--out", out, directory=False)
     text = render_compare(compare_runs(dirs), fmt)
     if out is not None:
         target = out / f"compare.{fmt}" if out.is_dir() else out

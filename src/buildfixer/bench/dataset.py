@@ -311,6 +311,24 @@ def select_instances(instances: list[dict[str, Any]], only: str | None) -> list[
     return [i for i in instances if any(fnmatch.fnmatchcase(i["instance_id"], p) for p in patterns)]
 
 
+def check_repositories(instances: Iterable[Instance], dataset_dir: Path) -> None:
+    """Refuse instances whose repository is a path (or bundle) that does not exist, before any work.
+
+    URLs are not checked here (that would need the network); their checkout says what is wrong.
+
+    Raises:
+        BuildfixerError: Which instances miss their repository, and where it was looked for.
+    """
+    missing = [
+        f"{i.instance_id} ({i.repo_source(dataset_dir)})"
+        for i in instances
+        if not i.is_remote() and not Path(i.repo_source(dataset_dir)).exists()
+    ]
+    if missing:
+        shown = ", ".join(missing[:3]) + (f" and {len(missing) - 3} more" if len(missing) > 3 else "")
+        raise BuildfixerError(f"no repository for {len(missing)} instance(s): {shown}")
+
+
 def save_dataset(instances: Iterable[Instance], path: Path) -> None:
     """Write instances as JSONL atomically: readers see the old file or the whole new one.
 

@@ -3,7 +3,9 @@
 Each attempt runs in its own worker process (bench.worker) under a hard timeout. Results are
 appended to `results.jsonl` one complete line at a time under a lock, so a run killed at any
 moment (Ctrl-C, kill -9) is resumed by running the same command again: attempts with a line are
-skipped, a torn last line is cut off, nothing is duplicated.
+skipped, nothing is duplicated. A line a rerun cannot use (torn by a kill, edited, missing a
+field) is set aside and its attempt run again (bench.resume); one run at a time holds the
+directory (bench.runlock), so two runs never do the same attempt twice.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import contextlib
 import fcntl
 import functools
 import json
+import logging
 import os
 import signal
 import subprocess
@@ -25,13 +28,19 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from buildfixer.bench.executor import BACKENDS, execute
+from buildfixer.bench.resume import parse_results, set_aside_rejected
 from buildfixer.bench.rundir import write_atomic
+from buildfixer.bench.runlock import LOCK_FILE, RunLock
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.core.paths import cache_root
 from buildfixer.core.stops import INFRASTRUCTURE, Stop, StopKind
-from buildfixer.harness.config import AttemptConfig
+from buildfixer.harness.config import MAX_SECONDS, AttemptConfig, check_output_path
+
+MAX_SAMPLES = 1000  # attempts per instance: pass@k beyond this is a typo, and the list would not fit
+MAX_WORKERS = 256
 
 RESULTS = "results.jsonl"
+_log = logging.getLogger(__name__)
 
 
 class RunConfig(BaseModel):
@@ -48,13 +57,13 @@ class RunConfig(BaseModel):
         backend: "local" (worker processes here) or "ray".
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     attempt: AttemptConfig
-    samples: int = Field(default=1, ge=1)
-    workers: int | None = Field(default=None, ge=1)
-    attempt_timeout_s: float = Field(default=3600.0, gt=0)
-    build_timeout_s: float = Field(default=900.0, gt=0)
+    samples: int = Field(default=1, ge=1, le=MAX_SAMPLES, strict=True)
+    workers: int | None = Field(default=None, ge=1, le=MAX_WORKERS, strict=True)
+    attempt_timeout_s: float = Field(default=3600.0, gt=0, le=MAX_SECONDS)
+    build_timeout_s: float = Field(default=900.0, gt=0, le=MAX_SECONDS)
     backend: str = "local"
 
     @field_validator("backend")
@@ -88,18 +97,15 @@ class RunConfig(BaseModel):
 def read_results(path: Path) -> list[dict[str, Any]]:
     """Complete lines of a results file, the last one per attempt (a rerun retries infrastructure failures).
 
-    A torn last line, from a kill, is skipped.
+    A line that does not stand (a torn last line from a kill, a line without `resolved`, wrong
+    types: bench.resume.row_problem) is skipped; a resumed run sets such lines aside first.
     """
     if not path.exists():
         return []
     rows: dict[tuple[Any, Any], dict[str, Any]] = {}
-    for line in path.read_text(encoding="utf-8").splitlines():
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError:
-            continue
-        rows.pop((row.get("instance_id"), row.get("sample")), None)  # keep file order of the survivors
-        rows[(row.get("instance_id"), row.get("sample"))] = row
+    for row in parse_results(path.read_text(encoding="utf-8", errors="replace"))[0]:
+        rows.pop((row["instance_id"], row["sample"]), None)  # keep file order of the survivors
+        rows[(row["instance_id"], row["sample"])] = row
     return list(rows.values())
 
 
@@ -138,22 +144,48 @@ class ResultWriter:
                 fcntl.flock(f, fcntl.LOCK_UN)
 
 
+def check_out(out: Path, config: RunConfig) -> None:
+    """Refuse a run directory this run cannot use, before anything is written.
+
+    It must be absent, empty, or a run directory (config.json) of the same configuration;
+    a file, a path under a file, or a folder of other things is refused.
+
+    Raises:
+        BuildfixerError: One line saying what is wrong with `out`.
+    """
+    check_output_path("--out", out, directory=True)
+    if not out.is_dir():
+        return
+    config_path = out / "config.json"
+    if not config_path.is_file():
+        # A run killed as it began leaves only these: they are ours.
+        if any(entry.name not in (LOCK_FILE, "trajectories") for entry in out.iterdir()):
+            raise BuildfixerError(
+                f"--out {out} holds other files but no config.json: not a run directory; "
+                "give a new or empty directory"
+            )
+        return
+    try:
+        saved = json.loads(config_path.read_text(encoding="utf-8"))
+        old = dict(saved.get("attempt") or {})
+    except (OSError, ValueError, AttributeError, TypeError):
+        raise BuildfixerError(f"{config_path} is not a run configuration (unreadable JSON)") from None
+    old.pop("build", None)
+    new = config.comparable()
+    if old != new:
+        changed = sorted(key for key in {**old, **new} if old.get(key) != new.get(key))
+        raise BuildfixerError(
+            f"{out} holds a run with another configuration (differs in: {', '.join(changed)}); "
+            "use a new --out directory"
+        )
+
+
 def prepare_out(out: Path, config: RunConfig, instances: list[dict[str, Any]]) -> None:
     """Create the run directory, or check that an existing one holds the same configuration."""
+    check_out(out, config)
     out.mkdir(parents=True, exist_ok=True)
+    write_atomic(out / "config.json", json.dumps(config.describe(), indent=2))
     (out / "trajectories").mkdir(exist_ok=True)
-    config_path = out / "config.json"
-    if config_path.exists():
-        old = dict(json.loads(config_path.read_text()).get("attempt") or {})
-        old.pop("build", None)
-        new = config.comparable()
-        if old != new:
-            changed = sorted(key for key in {**old, **new} if old.get(key) != new.get(key))
-            raise BuildfixerError(
-                f"{out} holds a run with another configuration (differs in: {', '.join(changed)}); "
-                "use a new --out directory"
-            )
-    write_atomic(config_path, json.dumps(config.describe(), indent=2))
     write_atomic(out / "instances.jsonl", "".join(json.dumps(i) + "\n" for i in instances))
 
 
@@ -165,27 +197,48 @@ def run_benchmark(
     workers: int | None = None,
     on_result: Callable[[dict[str, Any], int, int], None] | None = None,
     backend: str | None = None,
+    on_warning: Callable[[str], None] | None = None,
 ) -> list[dict[str, Any]]:
     """Run the missing attempts; returns every result line of the run directory (old and new).
 
     `backend` "local" runs up to `workers` attempts at once on this machine; "ray" hands each
     attempt to a Ray cluster (`RAY_ADDRESS`, else a local one); the run directory and the dataset
-    must then be on storage every node sees.
+    must then be on storage every node sees. The run directory is locked for the whole run
+    (bench.runlock): a second run on it is refused. Lines of an earlier run that cannot be
+    resumed from are set aside (bench.resume) and said in one line to `on_warning` (else logged).
+
+    Raises:
+        BuildfixerError: Unknown backend, an unusable run directory, or one another run holds.
     """
     workers, backend = workers or config.workers, backend or config.backend
     if backend not in BACKENDS:
         raise BuildfixerError(f"unknown backend {backend!r} (known: {', '.join(BACKENDS)})")
-    prepare_out(out, config, instances)
+    check_out(out, config)
+    with RunLock(out):
+        prepare_out(out, config, instances)
+        results_path = out / RESULTS
+        warning = set_aside_rejected(results_path)
+        if warning:
+            (on_warning or _log.warning)(warning)
+        return _run_missing(instances, dataset_dir, config, out, workers, backend, on_result)
+
+
+def _run_missing(
+    instances: list[dict[str, Any]],
+    dataset_dir: Path,
+    config: RunConfig,
+    out: Path,
+    workers: int | None,
+    backend: str,
+    on_result: Callable[[dict[str, Any], int, int], None] | None,
+) -> list[dict[str, Any]]:
+    """The attempts with no settled line yet, appended to results.jsonl as they finish."""
     results_path = out / RESULTS
     writer = ResultWriter(results_path)
     done = {(r["instance_id"], r["sample"]) for r in read_results(results_path) if is_settled(r)}
-    todo = [
-        (instance, sample)
-        for instance in instances
-        for sample in range(config.samples)
-        if (instance["instance_id"], sample) not in done
-    ]
-    total, finished = len(instances) * config.samples, len(done)
+    wanted = [(instance, sample) for instance in instances for sample in range(config.samples)]
+    todo = [(i, sample) for i, sample in wanted if (i["instance_id"], sample) not in done]
+    total, finished = len(wanted), len(wanted) - len(todo)
     # Local attempts are worker processes this one tracks, to stop them on an interruption.
     active: set[subprocess.Popen[bytes]] | None = set() if backend == "local" else None
     job = functools.partial(_attempt, dataset_dir=dataset_dir, config=config, out=out, active=active)
@@ -242,7 +295,7 @@ def run_one(
     task = {
         "instance": instance, "sample": sample, "dataset_dir": str(dataset_dir), "attempt": attempt,
         "build_timeout_s": config.build_timeout_s, "cache_dir": str(cache_root()),
-        "trajectory": str(trajectory),
+        "trajectory": str(trajectory), "sandbox": config.attempt.options.sandbox,
     }  # fmt: skip
     with tempfile.TemporaryDirectory(prefix="bench-") as tmp:
         task_path, result_path = Path(tmp) / "task.json", Path(tmp) / "result.json"

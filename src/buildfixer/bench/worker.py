@@ -63,6 +63,8 @@ def run_task(task: dict[str, Any]) -> dict[str, Any]:
         cache_dir=Path(task["cache_dir"]),
         as_of=instance.get("as_of"),  # the world the instance was curated in
     )
+    if task.get("sandbox"):  # the run's choice (--no-sandbox gives "none"); else the default
+        options.sandbox = task["sandbox"]
     portable = dict(task["attempt"])
     portable["model"] = model_for_instance(portable["model"], instance["instance_id"])  # per-instance scripts
     config = AttemptConfig.from_portable(portable, options=options, trajectory_path=Path(task["trajectory"]))

@@ -10,6 +10,9 @@ from buildfixer.core.build_result import BuildError, BuildResult
 from buildfixer.logs.analyze import Analysis, analyze_file
 from buildfixer.logs.locate import locate_in_project
 
+# Characters of each last line of output quoted when no error was recognised.
+_MAX_SHOWN_LINE = 500
+
 
 def attach_analysis(result: BuildResult, project: Path | None = None) -> Analysis | None:
     """Read the result's log into its `errors` and `category` (a successful build keeps none).
@@ -19,14 +22,17 @@ def attach_analysis(result: BuildResult, project: Path | None = None) -> Analysi
     """
     if result.status == "success":
         return None
-    analysis = analyze_file(Path(result.log_path))
+    # The build's own output, whatever bytes it printed; a huge log through its head and tail.
+    analysis = analyze_file(Path(result.log_path), strict=False)
     if project is not None:
         locate_in_project(analysis.errors, project)
     if not analysis.errors:
         # Nothing recognisable: the end of the log is still the best lead for a reader or an agent.
         tail = [line for line in analysis.lines[-40:] if line.strip()][-6:]
         summary = "build timed out" if result.status == "timeout" else f"exit code {result.exit_code}"
-        message = f"{summary}; last output: " + " | ".join(t.strip() for t in tail) if tail else summary
+        # Each line clipped: the last "line" may be megabytes of one minified file or binary dump.
+        shown = " | ".join(t.strip()[:_MAX_SHOWN_LINE] for t in tail)
+        message = f"{summary}; last output: {shown}" if tail else summary
         analysis.errors = [
             BuildError(message, "other", result.build_system, log_line=len(analysis.lines) - 1)
         ]

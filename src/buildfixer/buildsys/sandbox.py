@@ -84,13 +84,17 @@ def bubblewrap_problem() -> str | None:
     return None
 
 
-def confinement_for(project: Path, options: BuildOptions, hidden: Sequence[Path] = ()) -> Confinement:
+def confinement_for(
+    project: Path, options: BuildOptions, hidden: Sequence[Path] = (), git_metadata: bool = True
+) -> Confinement:
     """What a build of `project` (or a command in its workspace) may reach.
 
     Writable: the project, its build state and the shared dependency caches. Hidden: home
     directories, the rest of buildfixer's cache (other workspaces, trajectories, git mirrors)
     and host secrets, plus `hidden`. Readable again: the Python installation and JDKs that live
-    under a hidden directory. Frozen: the Gradle home's init scripts and properties.
+    under a hidden directory, and with `git_metadata` the workspace's git directory in
+    buildfixer's cache (builds run `git describe`). Frozen: the Gradle home's init scripts and
+    properties.
     """
     cache_dir, state = options.cache_dir, options.state_for(project)
     gradle_home = cache_dir / "gradle"
@@ -100,13 +104,43 @@ def confinement_for(project: Path, options: BuildOptions, hidden: Sequence[Path]
     readable.append(Path.home() / ".gradle" / "wrapper" / "dists")  # Gradle distributions already here
     readable.append(cache_dir / "dated-index")  # pages of the dated pip index (served by buildfixer)
     readable.append(Path("/etc/resolv.conf").resolve())  # may live under /run (systemd-resolved)
+    readable = [p for p in readable if any(p.is_relative_to(h) for h in hide)]
+    if git_metadata:  # hidden (the cache) or not (a local repository's objects under /tmp)
+        readable += _workspace_git_dirs(project, cache_dir)
     return Confinement(
         writable=writable,
         network=not options.offline,
         hidden=tuple(sorted(hide)),
-        readable=tuple(p for p in readable if any(p.is_relative_to(h) for h in hide)),
+        readable=tuple(readable),
         frozen=tuple(gradle_home / name for name in _GRADLE_HOOKS),
     )
+
+
+def _workspace_git_dirs(project: Path, cache_dir: Path) -> list[Path]:
+    """The git directory a workspace's `.git` file names, and its repository, when both are ours.
+
+    The agent can rewrite `.git` to name any directory; only directories in buildfixer's cache
+    that hold git metadata are ever made readable (read-only), never what else it may name.
+    """
+    try:
+        pointer = (project / ".git").read_text(errors="replace").strip()
+    except OSError:
+        return []  # a directory (a real repository: it is in the writable project) or none
+    if not pointer.startswith("gitdir:"):
+        return []
+    git_dir = (project / pointer.removeprefix("gitdir:").strip()).resolve()
+    try:
+        common = (git_dir / (git_dir / "commondir").read_text().strip()).resolve()
+    except OSError:
+        common = git_dir
+    ours = [cache_dir.resolve() / "repos", cache_dir.resolve() / "snapshots"]
+    if not all(any(p.is_relative_to(r) for r in ours) and (p / "HEAD").is_file() for p in (git_dir, common)):
+        return []
+    try:  # a snapshot of a local repository borrows its objects (written by buildfixer, not the agent)
+        borrowed = (common / "objects" / "info" / "alternates").read_text().split()
+    except OSError:
+        borrowed = []
+    return [git_dir, common, *(Path(b) for b in borrowed if Path(b).is_absolute() and Path(b).is_dir())]
 
 
 def confine(argv: list[str], project: Path, options: BuildOptions) -> list[str]:

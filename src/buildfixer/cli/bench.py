@@ -25,6 +25,7 @@ from buildfixer.cli.settings import (
     MaxOutputOpt,
     MaxTimeOpt,
     MaxTokensOpt,
+    NoSandboxOpt,
     OnlyOpt,
     SeedOpt,
     TemperatureOpt,
@@ -56,6 +57,7 @@ def validate(
     workers: WorkersOpt = None,
     only: OnlyOpt = None,
     log_dir: Annotated[Path | None, typer.Option(help="Keep every build log in this directory.")] = None,
+    no_sandbox: NoSandboxOpt = False,
     as_json: JsonFlag = False,
 ) -> None:
     """Check every instance: its base build fails with the recorded category, the gold patch fixes it.
@@ -64,7 +66,10 @@ def validate(
     """
     from buildfixer.cli import bench_commands  # lazy: validation imports pydantic and the build layer
 
-    raise typer.Exit(bench_commands.validate(dataset, repeats, jdk, timeout, workers, only, log_dir, as_json))
+    code = bench_commands.validate(
+        dataset, repeats, jdk, timeout, workers, only, log_dir, no_sandbox, as_json
+    )  # fmt: skip
+    raise typer.Exit(code)
 
 
 @bench_app.command()
@@ -89,6 +94,7 @@ def run(
     attempt_timeout: Annotated[float, typer.Option(help="Hard limit of one attempt, in seconds.")] = 3600.0,
     build_timeout: Annotated[float, typer.Option(help="Limit of each build, in seconds.")] = 900.0,
     backend: Annotated[str, typer.Option(help="local, or ray (pip install 'buildfixer[ray]').")] = "local",
+    no_sandbox: NoSandboxOpt = False,
     only: OnlyOpt = None,
     config_file: ConfigOpt = None,
     as_json: JsonFlag = False,
@@ -96,7 +102,7 @@ def run(
     """Run an agent on every instance (`samples` times), each attempt in a fresh workspace; resumable."""
     from buildfixer.cli import bench_commands  # lazy: the runner imports pydantic and every agent
 
-    run_keys = ("samples", "workers", "attempt_timeout", "build_timeout", "backend")
+    run_keys = ("samples", "workers", "attempt_timeout", "build_timeout", "backend", "no_sandbox")
     flags = {name: value for name, value in locals().items() if name in (*ATTEMPT_OPTIONS, *run_keys)}
     bench_commands.run(dataset, out, merged(ctx, config_file, flags), only, as_json)
 

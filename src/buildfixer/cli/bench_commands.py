@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import time
 from pathlib import Path
@@ -10,15 +11,16 @@ from typing import Any
 import typer
 
 from buildfixer.agents.registry import get_agent
-from buildfixer.bench.dataset import dataset_dir, load_dataset, select_instances
+from buildfixer.bench.dataset import Instance, check_repositories, dataset_dir, load_dataset, select_instances
 from buildfixer.bench.executor import default_workers
-from buildfixer.bench.run import RunConfig
+from buildfixer.bench.run import MAX_WORKERS, RunConfig, check_out
 from buildfixer.bench.run_view import run_with_progress
 from buildfixer.bench.validate import ValidationResult, validate_dataset
 from buildfixer.buildsys.options import BuildOptions
-from buildfixer.cli.settings import attempt_config, only_patterns
+from buildfixer.cli.commands import check_jdk
+from buildfixer.cli.settings import MAX_REPEATS, attempt_config, only_patterns, with_sandbox
 from buildfixer.core.errors import BuildfixerError
-from buildfixer.harness.config import validated
+from buildfixer.harness.config import check_number, check_output_path, check_seconds, validated
 from buildfixer.llm.factory import check_instance_models
 
 
@@ -31,20 +33,35 @@ def result_line(result: ValidationResult) -> str:
     return line
 
 
+def selected(dataset: Path, only: list[str] | None) -> list[Instance]:
+    """The dataset's instances --only picks, each with its repository there (checked before any work).
+
+    Raises:
+        BuildfixerError: An unreadable or malformed dataset, a pattern that matches nothing, or a
+            repository path that does not exist.
+    """
+    instances = load_dataset(dataset)
+    ids = [{"instance_id": i.instance_id} for i in instances]
+    chosen = {i["instance_id"] for i in select_instances(ids, only_patterns(only))}
+    instances = [i for i in instances if i.instance_id in chosen]
+    check_repositories(instances, dataset_dir(dataset))
+    return instances
+
+
 def validate(
     dataset: Path, repeats: int, jdk: int | None, timeout: float, workers: int | None, only: list[str] | None,
-    log_dir: Path | None, as_json: bool,
+    log_dir: Path | None, no_sandbox: bool, as_json: bool,
 ) -> int:  # fmt: skip
     """`bench validate`: 0 when every instance is valid, 1 otherwise."""
-    if repeats < 1:
-        raise BuildfixerError("--repeats must be at least 1")
-    if workers is not None and workers < 1:
-        raise BuildfixerError("--workers must be at least 1")
+    check_number("--repeats", repeats, whole=True, low=1, high=MAX_REPEATS)
+    if workers is not None:
+        check_number("--workers", workers, whole=True, low=1, high=MAX_WORKERS)
+    check_seconds("--timeout", timeout)
+    check_jdk(jdk)
+    if log_dir is not None:
+        check_output_path("--log-dir", log_dir, directory=True)
     workers = workers or default_workers()
-    instances = load_dataset(dataset)
-    chosen = {i["instance_id"] for i in select_instances([{"instance_id": i.instance_id} for i in instances],
-                                                         only_patterns(only))}  # fmt: skip
-    instances = [i for i in instances if i.instance_id in chosen]
+    instances = selected(dataset, only)
 
     def progress(event: str, data: dict[str, Any]) -> None:
         if event != "validated" or as_json:
@@ -58,7 +75,7 @@ def validate(
     results = validate_dataset(
         instances,
         dataset_dir(dataset),
-        BuildOptions(jdk=jdk, timeout_s=timeout),
+        with_sandbox(BuildOptions(jdk=jdk, timeout_s=timeout), no_sandbox),
         repeats=repeats,
         workers=workers,
         progress=progress,
@@ -75,18 +92,28 @@ def validate(
 
 
 def run(dataset: Path, out: Path, values: dict[str, Any], only: list[str] | None, as_json: bool) -> None:
-    """`bench run` with its merged option values: everything checked before the first attempt."""
+    """`bench run` with its merged option values: everything checked before anything is written.
+
+    The order: the settings, the dataset and its repositories, the run directory, then the model
+    (which may import litellm); a bad value of any is one line and exit 2, with nothing written.
+    """
     if values["agent"] == "recipes":
         values["model"] = "recipes"
+    options = with_sandbox(BuildOptions(), values["no_sandbox"])
     config = validated(RunConfig, {
-        "attempt": attempt_config(values), "samples": values["samples"], "workers": values["workers"],
-        "attempt_timeout_s": values["attempt_timeout"], "build_timeout_s": values["build_timeout"],
-        "backend": values["backend"],
+        "attempt": attempt_config(values, options=options), "samples": values["samples"],
+        "workers": values["workers"], "attempt_timeout_s": values["attempt_timeout"],
+        "build_timeout_s": values["build_timeout"], "backend": values["backend"],
     })  # fmt: skip
-    everything = [instance.to_dict() for instance in load_dataset(dataset)]
-    instances = select_instances(everything, only_patterns(only))
+    if config.backend == "ray" and importlib.util.find_spec("ray") is None:
+        raise BuildfixerError("the ray backend needs Ray: pip install 'buildfixer[ray]'")
+    instances = [instance.to_dict() for instance in selected(dataset, only)]
+    check_out(out, config)
     if get_agent(config.agent).uses_model:
-        check_instance_models(config.attempt.model, [i["instance_id"] for i in instances])
+        if config.attempt.model == "none":  # the default of --model, for the agents that need none
+            raise BuildfixerError(f"the {config.agent} agent needs a model (--model openai/gpt-4.1, ...)")
+        kwargs = config.attempt.model_settings.model_kwargs()
+        check_instance_models(config.attempt.model, [i["instance_id"] for i in instances], **kwargs)
     rows = run_with_progress(instances, dataset_dir(dataset), config, out, config.workers, config.backend)
     resolved = sum(r["resolved"] for r in rows)
     if as_json:

@@ -13,13 +13,15 @@ from typing import Any
 import typer
 
 from buildfixer.buildsys.analyzed import build_and_analyze
-from buildfixer.buildsys.jdk import default_jdk, discover_jdks
+from buildfixer.buildsys.jdk import default_jdk, discover_jdks, find_jdk
 from buildfixer.buildsys.options import BuildOptions
-from buildfixer.buildsys.project import stop_daemons
+from buildfixer.buildsys.project import SYSTEMS, detect_build_system, stop_daemons
+from buildfixer.buildsys.python import detect_requirements_only
 from buildfixer.cli.build_render import print_analysis, print_build_result
 from buildfixer.cli.fix_render import ProgressPrinter, print_outcome
-from buildfixer.cli.settings import attempt_config
+from buildfixer.cli.settings import NO_SANDBOX_NOTE, attempt_config, check_flag, with_sandbox
 from buildfixer.core.errors import BuildfixerError
+from buildfixer.harness.config import MAX_JDK, check_number, check_seconds
 from buildfixer.harness.fix import fix_project
 from buildfixer.logs.analyze import analyze_file
 from buildfixer.logs.condense import condense
@@ -32,18 +34,66 @@ def print_json(data: object) -> None:
     typer.echo(json.dumps(data, indent=2))
 
 
+MAX_CONDENSED_BUDGET = 1_000_000  # tokens of a condensed log: far above any model's window
+
+
+def check_jdk(jdk: int | None) -> None:
+    """A --jdk must be a Java version that is installed here (checked before any build).
+
+    Raises:
+        BuildfixerError: Out of range, or not installed (naming the installed ones).
+    """
+    if jdk is not None:
+        check_number("--jdk", jdk, whole=True, low=1, high=MAX_JDK)
+        find_jdk(jdk)
+
+
+def check_project(path: Path, system: str | None) -> None:
+    """PATH must hold a build (of `system` when given), before any snapshot or build.
+
+    Raises:
+        BuildfixerError: Not a directory, no recognisable build, an unknown or absent system.
+    """
+    if system is None:
+        detect_build_system(path)
+        return
+    if system not in SYSTEMS:
+        raise BuildfixerError(f"unknown build system {system!r} (known: {', '.join(SYSTEMS)})")
+    if not path.is_dir():
+        raise BuildfixerError(f"not a directory: {path}")
+    if not SYSTEMS[system].detect(path) and not (system == "python" and detect_requirements_only(path)):
+        raise BuildfixerError(f"--system {system}: no {system} build in {path}")
+
+
+def read_patch(patch: Path) -> str:
+    """The text of a --patch file, which must be a unified diff.
+
+    Raises:
+        BuildfixerError: Unreadable, or not a diff.
+    """
+    try:
+        text = patch.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        why = getattr(exc, "strerror", None) or exc
+        raise BuildfixerError(f"cannot read patch {patch}: {why}") from None
+    if not text.startswith(("diff --git ", "--- ")) and "\n+++ " not in text and "\ndiff --git " not in text:
+        raise BuildfixerError(f"patch {patch} is not a unified diff (no 'diff --git' or '+++' file header)")
+    return text
+
+
 def build(
     path: Path, jdk: int | None, timeout: float, task: list[str] | None, offline: bool, cold: bool,
-    system: str | None, sandbox: bool, patch: Path | None, as_json: bool,
+    system: str | None, no_sandbox: bool, patch: Path | None, as_json: bool,
 ) -> int:  # fmt: skip
     """`buildfixer build`: 0 built, 1 failed, 2 could not run."""
+    check_seconds("--timeout", timeout)
+    check_jdk(jdk)
+    if task is not None and not all(t.strip() for t in task):
+        raise BuildfixerError("--task must name a task, goal or script (got an empty one)")
+    check_project(path, system)
+    patch_text = read_patch(patch) if patch is not None else None
     workspace = None
-    if patch is not None:
-        try:
-            patch_text = patch.read_text()
-        except (OSError, UnicodeDecodeError) as exc:
-            why = getattr(exc, "strerror", None) or exc
-            raise BuildfixerError(f"cannot read patch {patch}: {why}") from None
+    if patch_text is not None:
         workspace = Workspace.from_directory(path)
         try:
             workspace.apply_patch(patch_text)
@@ -51,10 +101,8 @@ def build(
             workspace.remove()
             raise
         path = workspace.root
-    options = BuildOptions(
-        jdk=jdk, timeout_s=timeout, offline=offline, tasks=task or None, warm=not cold,
-        sandbox="bubblewrap" if sandbox else "none",
-    )  # fmt: skip
+    options = BuildOptions(jdk=jdk, timeout_s=timeout, offline=offline, tasks=task or None, warm=not cold)
+    with_sandbox(options, no_sandbox)
     try:
         result, _ = build_and_analyze(path, options, system)
     finally:
@@ -62,16 +110,23 @@ def build(
             stop_daemons(path, options)
             workspace.remove()
     if as_json:
-        print_json(result.to_dict())
+        print_json({**result.to_dict(), "sandbox": options.sandbox})
     else:
         print_build_result(result)
+        if no_sandbox:
+            typer.echo(NO_SANDBOX_NOTE)
     if result.status == "error":
         return 2
     return 0 if result.ok else 1
 
 
-def analyze(logfile: Path, condensed: bool, budget: int, as_json: bool) -> None:
+def analyze(logfile: Path, condensed: bool, budget: int | None, as_json: bool) -> None:
     """`buildfixer analyze`."""
+    if budget is not None and not condensed:
+        raise BuildfixerError("--budget is the size of the condensed view: give it with --condensed")
+    if budget is None:
+        budget = 2000
+    check_number("--budget", budget, whole=True, low=1, high=MAX_CONDENSED_BUDGET)
     analysis = analyze_file(logfile)
     if as_json:
         data = analysis.to_dict()
@@ -101,7 +156,9 @@ def jdks(as_json: bool) -> None:
 
 def fix(path: Path, values: dict[str, Any], trajectory: Path | None, dry_run: bool, as_json: bool) -> int:
     """`buildfixer fix` with its merged option values: 0 resolved, 1 not (or not written back)."""
-    options = BuildOptions(jdk=values["jdk"], timeout_s=values["timeout"], offline=bool(values["offline"]))
+    check_flag("offline", values["offline"])
+    options = BuildOptions(jdk=values["jdk"], timeout_s=values["timeout"], offline=values["offline"])
+    with_sandbox(options, values["no_sandbox"])
     config = attempt_config(values, options=options, trajectory_path=trajectory)
     outcome = fix_project(path, config, dry_run=dry_run, progress=ProgressPrinter())
     attempt = outcome.attempt
@@ -110,16 +167,20 @@ def fix(path: Path, values: dict[str, Any], trajectory: Path | None, dry_run: bo
             "resolved": attempt.resolved, "patch": outcome.patch, "llm_calls": attempt.llm_calls,
             "trajectory": str(outcome.trajectory_path), "applied": outcome.applied, "jdk": attempt.jdk,
             "stop": attempt.stop.kind.value, "stop_reason": attempt.stop_reason, "refused": outcome.refused,
-            "conflict": outcome.conflict or None,
+            "conflict": outcome.conflict or None, "sandbox": options.sandbox,
         })  # fmt: skip
     else:
         print_outcome(outcome, dry_run)
+        if values["no_sandbox"]:
+            typer.echo(NO_SANDBOX_NOTE)
     # A repair that could not be written (the project changed meanwhile) leaves the build broken.
     return 0 if attempt.resolved and not outcome.conflict else 1
 
 
 def toolsets(system: str, as_json: bool) -> None:
     """`buildfixer toolsets`."""
+    if system not in SYSTEMS:
+        raise BuildfixerError(f"unknown build system {system!r} (known: {', '.join(SYSTEMS)})")
     table = {name: tool_names(name, system) for name in PRESETS}
     if as_json:
         print_json(table)

@@ -12,6 +12,8 @@ from typing import Annotated
 
 import typer
 
+from buildfixer.cli.settings import NoSandboxOpt
+
 curate_app = typer.Typer(
     name="curate",
     help="Mine build-failure instances from a repository's history (human, dependency, llm); split them.",
@@ -63,6 +65,7 @@ def human(
     timeout: TimeoutOpt = 900.0,
     as_of: AsOfOpt = True,
     build_cache: BuildCacheOpt = None,
+    no_sandbox: NoSandboxOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Failing commits in merged branches (or --ranges) that build later; gold = the diff to that build."""
@@ -89,6 +92,7 @@ def dependency(
     timeout: TimeoutOpt = 900.0,
     as_of: AsOfOpt = True,
     build_cache: BuildCacheOpt = None,
+    no_sandbox: NoSandboxOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Commits changing build files and source: revert the build-file half; gold = the build-file changes."""
@@ -117,6 +121,7 @@ def llm(
     timeout: TimeoutOpt = 900.0,
     as_of: AsOfOpt = True,
     build_cache: BuildCacheOpt = None,
+    no_sandbox: NoSandboxOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """A model re-implements a commit from its message; if its version fails, gold = the human commit."""
@@ -138,7 +143,7 @@ def split(
     """Time-ordered train/val/test splits (newest = test) and a random test subset by origin."""
     from buildfixer.curate.splits import write_splits  # lazy: reads datasets with pydantic
 
-    counts = write_splits(dataset, out, val, test, subset, seed)
+    counts = write_splits(dataset, out, val, test, subset, seed)  # checks everything before writing
     if as_json:
         typer.echo(json.dumps(counts, indent=2))
     else:

@@ -14,10 +14,12 @@ from rich.markup import escape
 from buildfixer.buildsys.analyzed import build_and_analyze
 from buildfixer.buildsys.options import BuildOptions
 from buildfixer.buildsys.project import stop_daemons
+from buildfixer.cli.settings import NO_SANDBOX_NOTE, with_sandbox
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.examples import Example, load_examples, materialize
-from buildfixer.harness.config import AttemptConfig
+from buildfixer.harness.config import AttemptConfig, check_output_path
 from buildfixer.harness.fix import fix_project
+from buildfixer.llm.factory import check_model
 
 
 def _select(only: list[str]) -> list[Example]:
@@ -31,10 +33,10 @@ def _select(only: list[str]) -> list[Example]:
     return chosen
 
 
-def run_example(example: Example, root: Path) -> dict[str, Any]:
+def run_example(example: Example, root: Path, no_sandbox: bool = False) -> dict[str, Any]:
     """Materialize one example under root, build it, and compare the category with the expected one."""
     project = materialize(example, root / example.name.replace("/", "__"))
-    options = BuildOptions(jdk=example.jdk, timeout_s=900)
+    options = with_sandbox(BuildOptions(jdk=example.jdk, timeout_s=900), no_sandbox)
     try:
         result, _ = build_and_analyze(project, options)
     finally:
@@ -50,15 +52,16 @@ def run_example(example: Example, root: Path) -> dict[str, Any]:
         "root_error": root_error.to_dict() if root_error else None,
         "duration_s": round(result.duration_s, 2),
         "log_path": result.log_path,
+        "sandbox": options.sandbox,
     }
 
 
-def fix_example(example: Example, root: Path, model: str) -> dict[str, Any]:
+def fix_example(example: Example, root: Path, model: str, no_sandbox: bool = False) -> dict[str, Any]:
     """Materialize one example and repair it with `buildfixer fix` (recipes, or a real model)."""
     project = materialize(example, root / example.name.replace("/", "__"))
     config = AttemptConfig(
         model=model,
-        options=BuildOptions(jdk=example.jdk, timeout_s=900),
+        options=with_sandbox(BuildOptions(jdk=example.jdk, timeout_s=900), no_sandbox),
         trajectory_path=root / "trajectories" / f"{example.name.replace('/', '__')}.json",
     )
     outcome = fix_project(project, config)
@@ -74,18 +77,42 @@ def fix_example(example: Example, root: Path, model: str) -> dict[str, Any]:
         "jdk": attempt.jdk,
         "duration_s": round(attempt.duration_s, 1),
         "trajectory": str(outcome.trajectory_path),
+        "sandbox": config.options.sandbox,
     }
 
 
+def check_choices(list_only: bool, fix: bool, model: str | None, keep: Path | None) -> str | None:
+    """The model to repair with (None: only build), once the options are known to fit together.
+
+    Raises:
+        BuildfixerError: --list with --fix or --keep, --model without --fix, a --keep that cannot
+            be a directory, or a model that could not answer (checked before any build).
+    """
+    if list_only and (fix or keep is not None):
+        raise BuildfixerError("--list only lists the examples: give it without --fix and --keep")
+    if model is not None and not fix:
+        raise BuildfixerError("--model is the model of --fix: give both, or neither")
+    if keep is not None:
+        check_output_path("--keep", keep, directory=True)
+    if not fix:
+        return None
+    model = model or "recipes"
+    if model != "recipes":
+        check_model(model)
+    return model
+
+
 def run_examples(
-    only: list[str], keep: Path | None, list_only: bool, as_json: bool, fix_model: str | None = None
-) -> int:
+    only: list[str], keep: Path | None, list_only: bool, as_json: bool, fix: bool = False,
+    model: str | None = None, no_sandbox: bool = False,
+) -> int:  # fmt: skip
     """Build (or repair) the selected examples one by one, printing each verdict as it comes.
 
     Returns 0 when every example failed as expected (or, when repairing, when the run completed).
     """
     out = Console(highlight=False, soft_wrap=True)
     examples = _select(only)
+    fix_model = check_choices(list_only, fix, model, keep)
     if list_only:
         for e in examples:
             out.print(f"{e.name:<40} {e.build_system:<7} {e.category:<20} {escape(e.description)}")
@@ -97,13 +124,18 @@ def run_examples(
             if not as_json:
                 verb = "repairing" if fix_model else "building"
                 out.print(f"[dim][{index}/{len(examples)}] {verb} {example.name} ...[/]")
-            row = fix_example(example, root, fix_model) if fix_model else run_example(example, root)
+            if fix_model:
+                row = fix_example(example, root, fix_model, no_sandbox)
+            else:
+                row = run_example(example, root, no_sandbox)
             rows.append(row)
             if not as_json:
                 _print_fix_row(out, row) if fix_model else _print_row(out, row)
     finally:
         if keep is None:
             shutil.rmtree(root, ignore_errors=True)
+    if not as_json and no_sandbox:
+        out.print(NO_SANDBOX_NOTE)
     if fix_model:
         return _fix_summary(out, rows, as_json)
     matched = sum(r["matches"] for r in rows)

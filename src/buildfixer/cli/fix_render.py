@@ -29,15 +29,24 @@ class ProgressPrinter:
             self.console.print(f"[dim]… {label}[/]")
         elif event == "step":
             self.step = data["step"]
-            usage: Usage = data["usage"]
-            tokens = f"{usage.input_tokens + usage.output_tokens:,} tokens"
-            recipe = f" recipe {data['recipe']}" if data.get("recipe") else ""
-            self.console.print(f"[bold]step {self.step}[/]{recipe} · {data['calls']} tool call(s) · {tokens}")
+            recipe = f" recipe {escape(str(data['recipe']))}" if data.get("recipe") else ""
+            line = f"[bold]step {self.step}[/]{recipe} · {data['calls']} tool call(s) · {step_tokens(data)}"
+            self.console.print(line)
         elif event == "tool":
             mark = "[red]✗[/]" if data["error"] else "[green]✓[/]"
             self.console.print(f"  {mark} {escape(data['name'])} [dim]{data['seconds']:.1f}s[/]")
         elif event == "stop":
             self.console.print(f"[dim]agent stopped: {escape(data['reason'])}[/]")
+
+
+def step_tokens(data: dict[str, Any]) -> str:
+    """The tokens of a step event: this step's own (`step_usage`, when given) and the total so far."""
+    total: Usage = data["usage"]
+    so_far = f"{total.input_tokens + total.output_tokens:,}"
+    step: Usage | None = data.get("step_usage")
+    if step is None:
+        return f"{so_far} tokens"
+    return f"{step.input_tokens + step.output_tokens:,} tokens this step · {so_far} total"
 
 
 def print_outcome(outcome: FixOutcome, dry_run: bool) -> None:

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import Annotated
 
+import click
 import typer
 
 from buildfixer.cli.bench import bench_app
@@ -23,6 +24,7 @@ from buildfixer.cli.settings import (
     MaxTimeOpt,
     MaxTokensOpt,
     ModelOpt,
+    NoSandboxOpt,
     SeedOpt,
     TemperatureOpt,
     ToolsetOpt,
@@ -52,7 +54,7 @@ def build(
     offline: Annotated[bool, typer.Option(help="No network for the build tool.")] = False,
     cold: Annotated[bool, typer.Option(help="No daemon or reused environments; clean first.")] = False,
     system: Annotated[str | None, typer.Option(help="Force gradle, maven, python or npm.")] = None,
-    sandbox: Annotated[bool, typer.Option(help="Run under bubblewrap: host read-only.")] = False,
+    no_sandbox: NoSandboxOpt = False,
     patch: Annotated[
         Path | None, typer.Option(help="Build a snapshot of PATH with this patch applied (PATH untouched).")
     ] = None,
@@ -61,14 +63,17 @@ def build(
     """Detect and run the project's build; show the root error when it fails."""
     from buildfixer.cli import commands  # lazy: the build layer is not needed for --help
 
-    raise typer.Exit(commands.build(path, jdk, timeout, task, offline, cold, system, sandbox, patch, as_json))
+    code = commands.build(path, jdk, timeout, task, offline, cold, system, no_sandbox, patch, as_json)
+    raise typer.Exit(code)
 
 
 @app.command()
 def analyze(
     logfile: Annotated[Path, typer.Argument(help="A saved build log.")],
     condensed: Annotated[bool, typer.Option(help="Print the prompt-ready condensed view.")] = False,
-    budget: Annotated[int, typer.Option(help="Token budget of the condensed view.")] = 2000,
+    budget: Annotated[
+        int | None, typer.Option(help="Token budget of the condensed view (default: 2000).")
+    ] = None,
     as_json: JsonFlag = False,
 ) -> None:
     """Parse a saved build log into structured errors, root error first."""
@@ -91,15 +96,19 @@ def examples(
     keep: Annotated[Path | None, typer.Option(help="Materialize the examples here and keep them.")] = None,
     list_only: Annotated[bool, typer.Option("--list", help="List the examples without building.")] = False,
     fix: Annotated[bool, typer.Option("--fix", help="Repair each example with `buildfixer fix`.")] = False,
-    model: Annotated[str, typer.Option(help="Model for --fix (default: the offline recipes).")] = "recipes",
+    model: Annotated[
+        str | None, typer.Option(help="Model for --fix (default: the offline recipes).")
+    ] = None,
+    no_sandbox: NoSandboxOpt = False,
     as_json: JsonFlag = False,
 ) -> None:
     """Build every bundled broken example and show its failure; with --fix, repair each one."""
     from buildfixer.cli.examples import run_examples  # lazy: it builds and repairs (pydantic, rich)
 
     code = run_examples(
-        only=only or [], keep=keep, list_only=list_only, as_json=as_json, fix_model=model if fix else None
-    )
+        only=only or [], keep=keep, list_only=list_only, as_json=as_json, fix=fix, model=model,
+        no_sandbox=no_sandbox,
+    )  # fmt: skip
     raise typer.Exit(code)
 
 
@@ -122,6 +131,7 @@ def fix(
     jdk: Annotated[int | None, typer.Option(help="Start from this major JDK version.")] = None,
     timeout: Annotated[float, typer.Option(help="Limit of each build, in seconds.")] = 1800.0,
     offline: Annotated[bool, typer.Option(help="No network for the build tool.")] = False,
+    no_sandbox: NoSandboxOpt = False,
     trajectory: Annotated[Path | None, typer.Option(help="Write the trajectory JSON here.")] = None,
     dry_run: Annotated[bool, typer.Option(help="Only print the patch; never change PATH.")] = False,
     config_file: ConfigOpt = None,
@@ -131,7 +141,8 @@ def fix(
     from buildfixer.cli import commands  # lazy: the harness imports pydantic and every agent
 
     flags = {name: value for name, value in locals().items() if name in ATTEMPT_OPTIONS}
-    values = merged(ctx, config_file, {**flags, "jdk": jdk, "timeout": timeout, "offline": offline})
+    build = {"jdk": jdk, "timeout": timeout, "offline": offline, "no_sandbox": no_sandbox}
+    values = merged(ctx, config_file, {**flags, **build})
     raise typer.Exit(commands.fix(path, values, trajectory, dry_run, as_json))
 
 
@@ -157,16 +168,33 @@ def _terminated(signum: int, frame: object) -> None:
 
 
 def main() -> None:
-    """Console entry point: user errors become one line on stderr and exit code 2."""
+    """Console entry point: bad usage or input is one line on stderr and exit code 2, never a traceback.
+
+    Click's own usage errors (an unknown option, a value of the wrong type, a missing argument)
+    are caught here too, instead of click's multi-line usage box.
+    """
     signal.signal(signal.SIGTERM, _terminated)
     try:
-        app()
+        code = app(standalone_mode=False)
     except BuildfixerError as exc:
-        typer.echo(f"buildfixer: error: {exc}", err=True)
+        typer.echo(f"buildfixer: error: {one_line(str(exc))}", err=True)
         sys.exit(exc.exit_code)
-    except KeyboardInterrupt:
+    except click.ClickException as exc:
+        if type(exc).__name__ == "NoArgsIsHelpError":  # click >= 8.2: the help is already printed
+            sys.exit(exc.exit_code)
+        ctx = getattr(exc, "ctx", None)  # usage errors know their command
+        hint = f" (see `{ctx.command_path} --help`)" if ctx is not None else ""
+        typer.echo(f"buildfixer: error: {one_line(exc.format_message())}{hint}", err=True)
+        sys.exit(2)
+    except (KeyboardInterrupt, click.exceptions.Abort):
         typer.echo("buildfixer: interrupted", err=True)
         sys.exit(130)
+    sys.exit(code if isinstance(code, int) else 0)
+
+
+def one_line(message: str) -> str:
+    """A message on one line: a provider's or a parser's text may hold line breaks."""
+    return " ".join(message.split()) or "unknown error"
 
 
 if __name__ == "__main__":

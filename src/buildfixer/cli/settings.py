@@ -8,12 +8,15 @@ overrides the file. Everything is validated before any build starts.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from click.core import ParameterSource
 
 from buildfixer.core.errors import BuildfixerError
+
+if TYPE_CHECKING:  # the build layer is imported when a command runs, not at start-up
+    from buildfixer.buildsys.options import BuildOptions
 
 ConfigOpt = Annotated[
     Path | None,
@@ -40,6 +43,37 @@ OnlyOpt = Annotated[
     typer.Option("--only", help="Only these instances: ids or globs, comma-separated or repeated."),
 ]
 WorkersOpt = Annotated[int | None, typer.Option(help="Instances at once (default: one per 2 cores).")]
+NoSandboxOpt = Annotated[
+    bool,
+    typer.Option(
+        "--no-sandbox", help="Run builds unconfined on this machine (default: in a bubblewrap sandbox)."
+    ),
+]
+MAX_REPEATS = 100  # builds of one state (validation, curation): more only makes a run endless
+# Said with every result of a build that ran unconfined, so nobody mistakes it for a contained one.
+NO_SANDBOX_NOTE = "sandbox: none (--no-sandbox): the build ran unconfined on this machine"
+
+
+def with_sandbox(options: BuildOptions, no_sandbox: Any) -> BuildOptions:
+    """`options` with --no-sandbox applied: sandbox "none"; without it, BuildOptions' default stands.
+
+    Raises:
+        BuildfixerError: A value that is not true or false (from a config file).
+    """
+    check_flag("no_sandbox", no_sandbox)
+    if no_sandbox:
+        options.sandbox = "none"
+    return options
+
+
+def check_flag(name: str, value: Any) -> None:
+    """A yes/no setting from a config file must be true or false (a string "false" would read as yes).
+
+    Raises:
+        BuildfixerError: One line naming the setting.
+    """
+    if not isinstance(value, bool):
+        raise BuildfixerError(f"{name} must be true or false, got {value!r}")
 
 
 def only_patterns(only: list[str] | None) -> str | None:

@@ -96,7 +96,7 @@ class Confinement:
 
 @runtime_checkable
 class Sandbox(Protocol):
-    """Where a build step runs: how its command line is wrapped so it reaches only what `Confinement` allows."""
+    """Where a build step runs: its command line wrapped to reach only what a `Confinement` allows."""
 
     name: str
 

@@ -7,6 +7,7 @@ test split, reproducible from its seed.
 
 from __future__ import annotations
 
+import math
 import os
 import random
 from collections import defaultdict
@@ -14,6 +15,7 @@ from pathlib import Path
 
 from buildfixer.bench.dataset import Instance, dataset_dir, load_dataset, save_dataset
 from buildfixer.core.errors import BuildfixerError
+from buildfixer.harness.config import check_output_path
 
 
 def time_split(instances: list[Instance], val: float, test: float) -> dict[str, list[Instance]]:
@@ -22,6 +24,8 @@ def time_split(instances: list[Instance], val: float, test: float) -> dict[str, 
     Raises:
         BuildfixerError: Shares outside [0, 1) or adding up to 1 or more.
     """
+    if not all(isinstance(share, int | float) and math.isfinite(share) for share in (val, test)):
+        raise BuildfixerError(f"--val and --test must be numbers, got {val}, {test}")
     if not (0 <= val < 1 and 0 <= test < 1 and val + test < 1):
         raise BuildfixerError(
             f"--val and --test must be shares in [0, 1) adding up to less than 1, got {val}, {test}"
@@ -42,7 +46,9 @@ def stratified_subset(instances: list[Instance], size: int, seed: int) -> list[I
     Raises:
         BuildfixerError: `size` is not between 1 and the number of instances.
     """
-    if not 1 <= size <= len(instances):
+    if not instances:
+        raise BuildfixerError("--subset: the test split is empty: nothing to draw from (raise --test)")
+    if not isinstance(size, int) or not 1 <= size <= len(instances):
         raise BuildfixerError(f"--subset must be between 1 and {len(instances)} (the test split), got {size}")
     groups: dict[str, list[Instance]] = defaultdict(list)
     for instance in sorted(instances, key=lambda i: i.instance_id):
@@ -62,16 +68,24 @@ def write_splits(
     """Write `out/{train,val,test}.jsonl` (and `test_subset.jsonl`); returns the count of each.
 
     Each instance's `split` field names its file; relative repository paths are rewritten so they
-    still point at the same bundles from `out`.
+    still point at the same bundles from `out`. Everything is checked and computed before `out`
+    is made, and each file is written atomically: bad input leaves nothing behind.
+
+    Raises:
+        BuildfixerError: An unreadable dataset, shares or a subset size out of range, or an `out`
+            that cannot be a directory.
     """
+    check_output_path("--out", out, directory=True)
+    if not isinstance(seed, int) or isinstance(seed, bool):
+        raise BuildfixerError(f"--seed must be a whole number, got {seed!r}")
     instances = load_dataset(dataset)
     if not instances:
         raise BuildfixerError(f"{dataset} holds no instance")
     source_dir = dataset_dir(dataset)
-    out.mkdir(parents=True, exist_ok=True)
     splits = time_split(instances, val, test)
     if subset is not None:
         splits["test_subset"] = stratified_subset(splits["test"], subset, seed)
+    out.mkdir(parents=True, exist_ok=True)
     for name, members in splits.items():
         label = "test" if name == "test_subset" else name
         save_dataset([_moved(i, source_dir, out, label) for i in members], out / f"{name}.jsonl")

@@ -16,7 +16,7 @@ from buildfixer.agents.registry import get_agent
 from buildfixer.agents.trajectory import Trajectory
 from buildfixer.buildsys.analyzed import attach_analysis, build_and_analyze
 from buildfixer.buildsys.jdk import discover_jdks
-from buildfixer.buildsys.project import detect_build_system
+from buildfixer.buildsys.project import detect_build_system, stop_daemons
 from buildfixer.core.build_result import BuildResult
 from buildfixer.core.chat import ModelError
 from buildfixer.core.progress import Progress, emit
@@ -135,6 +135,10 @@ def run_attempt(
         except (KeyboardInterrupt, SystemExit):  # Ctrl-C, SIGTERM: say so on record, then unwind
             trajectory.finish({"resolved": False, **Stop(StopKind.INFRA_ERROR, "interrupted").to_dict()})
             raise
+        if stop.kind is StopKind.BUDGET_TIME:
+            # A tool the watchdog stopped waiting for may still be building: end it (and its
+            # sandbox session) so the verdict builds alone.
+            stop_daemons(ctx.root, ctx.options)
         verdict, edited, refused = verdict_build(ctx, config.frozen, progress)
     resolved = grading.is_resolved(verdict.status)
     if resolved and stop.kind is not StopKind.RESOLVED:

@@ -8,6 +8,7 @@ when a command runs, never at CLI start-up.
 
 from __future__ import annotations
 
+import math
 import tomllib
 from pathlib import Path
 from typing import Any, Literal, TypeVar
@@ -32,6 +33,81 @@ from buildfixer.tools.presets import MASK_MODES, PRESETS
 
 Model = TypeVar("Model", bound=BaseModel)
 
+# Upper limits of numbers a person may give: anything above is a typo, and would overflow timers
+# (`--timeout 1e308`) or allocate without end (`--samples 1000000000000`).
+MAX_SECONDS = 7 * 24 * 3600.0  # a week: timeouts and time budgets
+MAX_CALLS = 100_000
+MAX_TOKENS = 10**10  # an attempt's token budget
+MAX_COST_USD = 1_000_000.0
+MAX_OUTPUT_TOKENS = 1_000_000  # one reply
+MAX_SEED = 2**63 - 1  # providers take a 64-bit seed
+MAX_JDK = 99
+
+
+def number_problem(value: Any, *, whole: bool, low: float, high: float, low_open: bool = False) -> str | None:
+    """What is wrong with a number given for a setting (None when it is fine), as "must be ..." words.
+
+    Args:
+        value: The value as it came (a flag, a config file, a Python call): any type.
+        whole: An int is required (never a bool); otherwise an int or a float, finite.
+        low: The smallest value allowed.
+        high: The largest value allowed.
+        low_open: `low` itself is excluded ("must be positive" for 0).
+    """
+    if not _is_number(value, whole):
+        return f"must be a {'whole ' if whole else ''}number, got {value!r}"
+    if not math.isfinite(value):
+        return f"must be a finite number, got {value}"
+    if low_open and value <= low:
+        return "must be positive" if low == 0 else f"must be above {low:g}"
+    if value < low:
+        return f"must be at least {low:g}, got {value:g}"
+    if value > high:
+        return f"must be at most {high:g}, got {value:g}"
+    return None
+
+
+def check_number(
+    option: str, value: Any, *, whole: bool, low: float, high: float, low_open: bool = False
+) -> None:
+    """`number_problem` for a command-line option: a BuildfixerError (exit 2) naming it.
+
+    Raises:
+        BuildfixerError: "OPTION must be ...".
+    """
+    if problem := number_problem(value, whole=whole, low=low, high=high, low_open=low_open):
+        raise BuildfixerError(f"{option} {problem}")
+
+
+def check_output_path(option: str, path: Path, *, directory: bool) -> None:
+    """Refuse, before anything is written, a place an output cannot go.
+
+    A directory output may exist (as a directory) or not; a file output must not be a directory.
+    Either way the nearest existing ancestor must be a directory (not a file), so the parents
+    can be made.
+
+    Raises:
+        BuildfixerError: "OPTION PATH is ...".
+    """
+    if path.is_dir() and not directory:
+        raise BuildfixerError(f"{option} {path} is a directory: give a file name")
+    if path.exists() and not path.is_dir() and directory:
+        raise BuildfixerError(f"{option} {path} is a file: give a directory")
+    for parent in path.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise BuildfixerError(f"{option} {path} is under {parent}, which is not a directory")
+            return
+
+
+def check_seconds(option: str, value: Any) -> None:
+    """A timeout or time limit: positive, finite, at most MAX_SECONDS.
+
+    Raises:
+        BuildfixerError: "OPTION must be ...".
+    """
+    check_number(option, value, whole=False, low=0, high=MAX_SECONDS, low_open=True)
+
 
 class ModelSettings(BaseModel):
     """Sampling settings passed to the provider; recorded with results (pass@k depends on them).
@@ -42,11 +118,18 @@ class ModelSettings(BaseModel):
         seed: Sampling seed, for providers that honour one.
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     temperature: float | None = Field(default=None, ge=0.0, le=2.0)
-    max_output_tokens: int | None = Field(default=None, ge=1)
-    seed: int | None = None
+    max_output_tokens: int | None = Field(default=None, ge=1, le=MAX_OUTPUT_TOKENS, strict=True)
+    seed: int | None = Field(default=None, ge=0, le=MAX_SEED, strict=True)
+
+    @field_validator("temperature", mode="before")
+    @classmethod
+    def _not_a_bool(cls, value: Any) -> Any:
+        if isinstance(value, bool):  # pydantic would read `true` in a config file as 1.0
+            raise ValueError(f"must be a number, got {value!r}")
+        return value
 
     def model_kwargs(self) -> dict[str, Any]:
         """Keyword arguments of llm.factory.make_model."""
@@ -117,24 +200,29 @@ class AttemptConfig(BaseModel):
     @field_validator("budget")
     @classmethod
     def _sane_budget(cls, budget: Budget) -> Budget:
-        # A dataclass from a config file may hold any type: check it before comparing.
-        limits = (("max_calls", True), ("max_tokens", True), ("max_cost_usd", False), ("max_wall_s", False))
-        for name, whole in limits:
+        # A dataclass from a config file may hold any type: number_problem checks it before comparing.
+        limits = (
+            ("max_calls", True, MAX_CALLS), ("max_tokens", True, MAX_TOKENS),
+            ("max_cost_usd", False, MAX_COST_USD), ("max_wall_s", False, MAX_SECONDS),
+        )  # fmt: skip
+        for name, whole, high in limits:
             value = getattr(budget, name)
             if value is None and name != "max_calls":
                 continue
-            if not _is_number(value, whole):
-                raise ValueError(f"{name} must be a {'whole ' if whole else ''}number, got {value!r}")
-            if value < 1 if whole else value <= 0:
-                raise ValueError(f"{name} must be {'at least 1' if whole else 'positive'}")
+            problem = number_problem(value, whole=whole, low=1 if whole else 0, high=high, low_open=not whole)
+            if problem:
+                raise ValueError(f"{name} {problem}")
         return budget
 
     @field_validator("options")
     @classmethod
     def _sane_options(cls, options: BuildOptions) -> BuildOptions:
-        if not _is_number(options.timeout_s, whole=False) or options.timeout_s <= 0:
-            raise ValueError(f"the build timeout must be a positive number, got {options.timeout_s!r}")
-        if options.jdk is not None and not 1 <= options.jdk <= 99:
+        if number_problem(options.timeout_s, whole=False, low=0, high=MAX_SECONDS, low_open=True):
+            raise ValueError(
+                f"the build timeout must be a positive number, got {options.timeout_s!r} "
+                f"(seconds, at most {MAX_SECONDS:g})"
+            )
+        if options.jdk is not None and number_problem(options.jdk, whole=True, low=1, high=MAX_JDK):
             raise ValueError(f"no Java version {options.jdk}")
         _one_of("sandbox", options.sandbox, SANDBOXES)
         return options

@@ -10,17 +10,22 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import stat
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
+from buildfixer.agents.registry import get_agent
+from buildfixer.buildsys.jdk import find_jdk
 from buildfixer.buildsys.project import detect_build_system, stop_daemons
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.core.paths import cache_root
 from buildfixer.core.progress import Progress
 from buildfixer.harness.attempt import AttemptConfig, AttemptResult, run_attempt
-from buildfixer.llm.factory import SCRIPTED_PREFIX, make_model
-from buildfixer.workspace.git import git, literal
+from buildfixer.harness.config import check_output_path
+from buildfixer.llm.factory import check_model
+from buildfixer.workspace.git import git, git_bytes, literal
+from buildfixer.workspace.owners import owner_is_dead
 from buildfixer.workspace.workspace import Workspace
 
 
@@ -59,6 +64,12 @@ def fix_project(
     check_usable(project, config)
     if config.trajectory_path is None:
         config.trajectory_path = default_trajectory_path(project)
+    # A fix killed with -9 left its workspace's build state (a venv, a daemon registry), named
+    # after the workspace and so after its process (Workspace sweeps the workspace itself). The
+    # logs stay: its trajectory points at them.
+    for state in (config.options.cache_dir / "state").glob("ws-*"):
+        if owner_is_dead(state.name.rsplit("-", 1)[0]):
+            discard_state(state)
     workspace = Workspace.from_directory(project, cache_dir=config.options.cache_dir)
     config.frozen = set(workspace.protected)
     try:
@@ -66,11 +77,13 @@ def fix_project(
         # The repair is the edits alone; a project that already builds gets none.
         edited = [] if attempt.initial.status == "success" else attempt.edited
         changed = workspace.changed_files(edited)
-        patch = workspace.diff(changed)
+        # One tree for both the patch shown and the files written: what lands is what was shown.
+        tree = workspace.write_tree()
+        patch = workspace.diff(changed, tree=tree)
         applied, conflict = False, ""
         if attempt.resolved and changed and not dry_run:
             try:
-                copy_back(workspace, project, changed)
+                copy_back(workspace, project, changed, tree)
                 applied = True
             except CopyConflict as exc:
                 conflict = str(exc)
@@ -101,19 +114,35 @@ def discard_state(state: Path) -> None:
 
 
 def check_usable(project: Path, config: AttemptConfig) -> None:
-    """Refuse what would fail only later (no build, a missing or malformed script) before anything starts."""
+    """Refuse what would fail only later, before any snapshot or build.
+
+    That is: no build, a JDK that is not installed, a trajectory that cannot be written, or a
+    model that could not answer (a missing or malformed script, an unknown provider, missing
+    credentials: `llm.factory.check_model`, which imports litellm for a litellm model).
+
+    Raises:
+        BuildfixerError: The first problem, in one line.
+    """
     detect_build_system(project)
+    if config.options.jdk is not None:
+        find_jdk(config.options.jdk)
+    if config.trajectory_path is not None:
+        check_output_path("trajectory", config.trajectory_path, directory=False)
     agent = config.agent_name()
-    if agent == "recipes":
+    if not get_agent(agent).uses_model:
         return
     specs = [s for s in config.model.split(",") if s.strip()] if agent == "cascade" else [config.model]
     for spec in specs or [""]:
-        if not spec.strip() or spec.strip().startswith(SCRIPTED_PREFIX):
-            make_model(spec)  # reads and checks the script; a litellm model is only made when used
+        check_model(spec, **config.model_settings.model_kwargs())
 
 
 class CopyConflict(BuildfixerError):
-    """The project changed since the snapshot where the repair would write: nothing was written."""
+    """The repair cannot be written as it is: nothing was written.
+
+    The project changed since the snapshot where the repair would write, or the repair holds a
+    link pointing out of the project, a git repository (nested, or a folder shaped like one), or
+    a path that is no file of the project (`..`, `.git`, through a link).
+    """
 
 
 def _blob_id(path: Path) -> str | None:
@@ -122,48 +151,54 @@ def _blob_id(path: Path) -> str | None:
         data = os.readlink(path).encode() if path.is_symlink() else path.read_bytes()
     except FileNotFoundError:
         return None
-    except IsADirectoryError:
+    except (IsADirectoryError, NotADirectoryError):
         return "directory"
     return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
 
-def copy_back(workspace: Workspace, dest_root: Path, paths: list[str]) -> None:
-    """Make `dest_root` hold the workspace's version of each path (deleted there: deleted here).
+def copy_back(workspace: Workspace, dest_root: Path, paths: list[str], tree: str | None = None) -> None:
+    """Make `dest_root` hold the repaired version of each path (deleted there: deleted here).
 
-    Each path must still be as the snapshot saw it: a file the user changed or created meanwhile
-    (or one too large to be in the snapshot) is never overwritten. All files are staged first and
-    moved into place together, so a failure writes nothing. Links land as links, never as copies
-    of what they point to.
+    The files come from `tree` (default: the workspace as it is now), a git tree object, never
+    from the workspace's files: what lands is byte for byte what `Workspace.diff` shows for that
+    tree. Each path must still be as the snapshot saw it: a file the user changed or created
+    meanwhile (or one too large to be in the snapshot) is never overwritten. Links land as links,
+    and only when they point inside the project. All files are staged first and moved into place
+    together, so a refusal or a failure writes nothing.
 
     Raises:
-        CopyConflict: a path changed since the snapshot or would leave the project.
+        CopyConflict: a path changed since the snapshot, or would write or point out of the project.
     """
-    base = {}
-    listed = git("ls-tree", "-r", "-z", workspace.base_commit, "--", *literal(paths), cwd=workspace.root)
-    for entry in (e for e in listed.split("\0") if e):
-        meta, rel = entry.split("\t", 1)
-        base[rel] = meta.split()[2]
+    dest_root = dest_root.resolve()
     for rel in paths:
-        dest = dest_root / rel
-        if not dest.parent.resolve().is_relative_to(dest_root):
-            raise CopyConflict(f"refusing to write outside the project: {rel}")
-        if _blob_id(dest) != base.get(rel):
+        _check_destination(dest_root, rel)
+    tree = tree or workspace.write_tree()
+    _check_no_repository(workspace, tree, paths)
+    base = _tree_entries(workspace, workspace.base_commit, paths)
+    repaired = _tree_entries(workspace, tree, paths)
+    contents: dict[str, bytes] = {}
+    for rel in paths:
+        if rel in repaired:
+            mode, blob = repaired[rel]
+            if mode == _GITLINK:
+                raise CopyConflict(f"refusing to copy {rel}: a nested git repository; nothing was written")
+            contents[rel] = git_bytes("cat-file", "blob", blob, git_dir=workspace.git_dir)
+            if mode == _LINK:
+                _check_link(workspace.root, dest_root, rel, os.fsdecode(contents[rel]))
+        if _blob_id(dest_root / rel) != base.get(rel, ("", None))[1]:
             raise CopyConflict(f"{rel} changed since the snapshot was taken; nothing was written")
     staged: list[tuple[Path | None, Path]] = []
     try:
         for rel in paths:
-            src, target = workspace.root / rel, dest_root / rel
-            if not src.exists() and not src.is_symlink():
+            target = dest_root / rel
+            if rel not in repaired:
                 staged.append((None, target))
                 continue
             target.parent.mkdir(parents=True, exist_ok=True)
             tmp = target.parent / f".{target.name}.buildfixer-{os.getpid()}"
             tmp.unlink(missing_ok=True)
-            if src.is_symlink():
-                os.symlink(os.readlink(src), tmp)
-            else:
-                shutil.copy2(src, tmp, follow_symlinks=False)
             staged.append((tmp, target))
+            _write_entry(tmp, repaired[rel][0], contents[rel], target)
         for pending, target in staged:
             if pending is None:
                 target.unlink(missing_ok=True)
@@ -173,3 +208,92 @@ def copy_back(workspace: Workspace, dest_root: Path, paths: list[str]) -> None:
         for pending, _ in staged:
             if pending is not None:
                 pending.unlink(missing_ok=True)
+
+
+# Tree entry modes (git ls-tree).
+_LINK, _GITLINK, _EXECUTABLE = "120000", "160000", "100755"
+
+
+def _tree_entries(workspace: Workspace, tree: str, paths: list[str]) -> dict[str, tuple[str, str]]:
+    """Mode and object id of each of these paths in a tree (absent paths left out)."""
+    listed = git(
+        "ls-tree", "-r", "-z", tree, "--", *literal(paths), git_dir=workspace.git_dir, cwd=workspace.root
+    )
+    entries = {}
+    for entry in (e for e in listed.split("\0") if e):
+        meta, rel = entry.split("\t", 1)
+        mode, _, object_id = meta.split()
+        entries[rel] = (mode, object_id)
+    return entries
+
+
+def _check_destination(dest_root: Path, rel: str) -> None:
+    """Refuse a path that would land anywhere but `dest_root/rel`: out of it, in `.git`, through a link."""
+    parts = PurePosixPath(rel).parts
+    odd = rel != str(PurePosixPath(rel)) or rel.startswith("/")  # "./x", "a//b", absolute
+    if not parts or odd or any(p in (".", "..") or p.lower() == ".git" for p in parts):
+        raise CopyConflict(f"refusing to write {rel}: not a file of the project; nothing was written")
+    folder = dest_root
+    for part in parts[:-1]:
+        folder = folder / part
+        if folder.is_symlink():
+            raise CopyConflict(
+                f"refusing to write {rel}: {folder.relative_to(dest_root)} is a link to "
+                f"{os.readlink(folder)}; nothing was written"
+            )
+
+
+def _check_no_repository(workspace: Workspace, tree: str, paths: list[str]) -> None:
+    """Refuse a repair that would create a git directory (a folder with HEAD and config) in the project.
+
+    git takes such a folder for a bare repository when a command runs inside it, and then runs
+    what its config names (fsmonitor, hooks): a trap the agent would leave for the user.
+    """
+    marks = ("HEAD", "config")
+    folders = {PurePosixPath(p).parent for p in paths if PurePosixPath(p).name in marks}
+    wanted = sorted(str(folder / mark) for folder in folders for mark in marks)
+    present = _tree_entries(workspace, tree, wanted) if wanted else {}
+    for folder in sorted(folders):
+        if all(str(folder / mark) in present for mark in marks):
+            raise CopyConflict(
+                f"refusing to copy {folder}/: it holds HEAD and config, like a git repository; "
+                "nothing was written"
+            )
+
+
+def _check_link(workspace_root: Path, dest_root: Path, rel: str, target: str) -> None:
+    """Refuse a link that points out of the project (or into its `.git`), directly or through other links.
+
+    Followed both in the repaired workspace (links the repair adds) and in the project (links the
+    snapshot left out), so a chain of links cannot lead out either.
+    """
+    inside = os.path.normpath(os.path.join(os.path.dirname(rel), target))
+    parts = PurePosixPath(inside).parts
+    escapes = os.path.isabs(target) or parts[:1] == ("..",) or any(p.lower() == ".git" for p in parts)
+    for root in (workspace_root.resolve(), dest_root):
+        try:
+            escapes = escapes or not (root / inside).resolve().is_relative_to(root)
+        except (OSError, RuntimeError):  # a loop of links
+            escapes = True
+    if escapes:
+        raise CopyConflict(
+            f"refusing to copy the link {rel} -> {target}: it points outside the project; nothing was written"
+        )
+
+
+def _write_entry(tmp: Path, mode: str, content: bytes, target: Path) -> None:
+    """Write a tree entry at `tmp`: a link, or a file with the target's permissions (exec bit from git)."""
+    if mode == _LINK:
+        os.symlink(os.fsdecode(content), tmp)
+        return
+    try:
+        old = target.lstat()
+        perms = stat.S_IMODE(old.st_mode) if stat.S_ISREG(old.st_mode) else None
+    except FileNotFoundError:
+        perms = None
+    executable = mode == _EXECUTABLE
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o777 if executable else 0o666)
+    with os.fdopen(fd, "wb") as out:
+        out.write(content)
+    if perms is not None:  # an existing file keeps its permissions, with git's executable bit
+        os.chmod(tmp, (perms | (perms & 0o444) >> 2) if executable else perms & ~0o111)

@@ -64,6 +64,28 @@ def make_model(spec: str, **kwargs: Any) -> Model:
         raise BuildfixerError(f"bad model option: {exc}") from None
 
 
+def check_model(spec: str, **kwargs: Any) -> None:
+    """Refuse, before any build, a model that could not answer: every part of a cascade ("a,b") is checked.
+
+    A script is read and checked (a `scripted:DIR` of per-instance scripts is left to
+    `check_instance_models`); a litellm model must name a known provider and have its credentials
+    (`LiteLLMModel.check_setup`, which imports litellm). `kwargs` are those of `make_model`.
+
+    Raises:
+        BuildfixerError: The first part that cannot work, in one line.
+    """
+    parts = [part.strip() for part in spec.split(",")]
+    if not any(parts):
+        raise BuildfixerError("no model given (e.g. --model openai/gpt-4.1 or --model scripted:steps.json)")
+    for part in parts:
+        folder = part[len(SCRIPTED_PREFIX) :] if part.startswith(SCRIPTED_PREFIX) else ""
+        if folder and Path(folder).is_dir():
+            continue
+        model = make_model(part, **kwargs)
+        if isinstance(model, LiteLLMModel):
+            model.check_setup()
+
+
 def model_for_instance(spec: str, instance_id: str) -> str:
     """The spec one benchmark instance uses: `scripted:DIR` becomes that instance's script in DIR.
 
@@ -87,12 +109,17 @@ def model_for_instance(spec: str, instance_id: str) -> str:
     return ",".join(parts)
 
 
-def check_instance_models(spec: str, instance_ids: list[str]) -> None:
-    """Fail before a run starts when a scripted model misses, or has a malformed, script for an instance.
+def check_instance_models(spec: str, instance_ids: list[str], **kwargs: Any) -> None:
+    """Fail before a run starts when a model of the spec cannot work for some instance.
+
+    A scripted model must have a well-formed script for every instance; any other model is checked
+    once by `check_model` (provider, credentials). `kwargs` are those of `make_model`.
 
     Raises:
-        BuildfixerError: Which instances have no script, or which script is malformed.
+        BuildfixerError: Which instances have no script, which script is malformed, or what a
+            model lacks.
     """
+    check_model(spec, **kwargs)
     missing = []
     for instance_id in instance_ids:
         try:

@@ -41,6 +41,12 @@ LOCAL_PROVIDERS = (
     "xinference/",
 )
 MAX_BACKOFF_S = 60.0
+# The longest reply asked for unless the model settings say otherwise (--max-output-tokens): every
+# provider accepts it, and without one some providers reserve the model's whole output window.
+DEFAULT_MAX_TOKENS = 4096
+# Sent as the key to an API base of the user's (BUILDFIXER_API_BASE) when no key is known: local
+# OpenAI-compatible servers need none, but the openai client refuses to send a request without one.
+PLACEHOLDER_API_KEY = "no-key-needed"
 # Kinds of errors, by litellm exception class name (litellm is not imported at module load).
 _FATAL = {
     "AuthenticationError": "authentication failed: check the API key (BUILDFIXER_API_KEY or the provider's "
@@ -127,7 +133,8 @@ class LiteLLMModel:
         timeout_s: Timeout of one HTTP call.
         price_in_per_mtok: Configured input price (USD per million tokens), or None.
         price_out_per_mtok: Configured output price, or None.
-        extra: Further keyword arguments for `litellm.completion` (e.g. {"max_tokens": 4096}).
+        max_tokens: Longest reply asked for, in tokens; always sent (`extra["max_tokens"]` wins).
+        extra: Further keyword arguments for `litellm.completion` (e.g. {"seed": 7}).
     """
 
     def __init__(
@@ -142,6 +149,7 @@ class LiteLLMModel:
         timeout_s: float = 300.0,
         price_in_per_mtok: float | None = None,
         price_out_per_mtok: float | None = None,
+        max_tokens: int = DEFAULT_MAX_TOKENS,
         extra: dict[str, Any] | None = None,
     ) -> None:
         if not name:
@@ -164,6 +172,7 @@ class LiteLLMModel:
             raise BuildfixerError("prices cannot be negative")
         self.price_in_per_mtok = price_in_per_mtok
         self.price_out_per_mtok = price_out_per_mtok
+        self.max_tokens = max_tokens
         self.extra = dict(extra or {})
         if self.extra.get("stream"):
             raise BuildfixerError("streaming is not supported: remove 'stream' from the model options")
@@ -179,6 +188,43 @@ class LiteLLMModel:
         lowered = self.name.lower()
         return lowered.startswith(LOCAL_PROVIDERS) or (lowered.startswith("openai/") and bool(self.api_base))
 
+    def check_setup(self) -> None:
+        """Refuse a model that cannot answer: a provider litellm does not know, or missing credentials.
+
+        Run before any build, so a typo or a forgotten key costs no build time. Imports litellm.
+
+        Raises:
+            BuildfixerError: One line naming the model and what to set.
+        """
+        litellm = load_litellm()
+        try:
+            litellm.get_llm_provider(self.name, api_base=self.api_base)
+        except Exception:  # litellm raises its own BadRequestError for an unknown provider
+            raise BuildfixerError(
+                f"unknown model {self.name!r}: no provider of that name (write provider/model, e.g. "
+                "openai/gpt-4.1, anthropic/claude-sonnet-4-5, ollama/qwen2.5-coder; or scripted:FILE)"
+            ) from None
+        if self.api_base:  # the user's own endpoint: a key is optional (see PLACEHOLDER_API_KEY)
+            return
+        if missing := self._missing_credentials(litellm):
+            raise BuildfixerError(
+                f"model {self.name}: no credentials: set {', '.join(missing)} (or BUILDFIXER_API_KEY); "
+                "for a local server set BUILDFIXER_API_BASE"
+            )
+
+    def _missing_credentials(self, litellm: Any) -> list[str]:
+        """The provider's variables (keys, endpoints) that are neither set nor given; [] with a key."""
+        if self._api_key:
+            return []
+        try:
+            found = litellm.validate_environment(self.name, api_base=self.api_base)
+        except Exception:  # an odd model string: the call itself will say what is wrong
+            return []
+        missing = [str(name) for name in found.get("missing_keys") or []]
+        if self.is_local:  # local servers default to localhost: only keys would be missing
+            missing = [name for name in missing if not name.endswith("_API_BASE")]
+        return missing
+
     def complete(self, messages: list[Message], tools: list[dict[str, Any]]) -> ModelReply:
         """One model call, with retries on transient errors.
 
@@ -192,12 +238,15 @@ class LiteLLMModel:
             "tools": tools or None,
             "timeout": self.timeout_s,
             "num_retries": 0,  # we retry ourselves, with our backoff and our error handling
+            "max_tokens": self.max_tokens,
             **self.extra,
         }
         if self.api_base:
             kwargs["api_base"] = self.api_base
         if self._api_key:
             kwargs["api_key"] = self._api_key
+        elif self.api_base and self._missing_credentials(litellm):
+            kwargs["api_key"] = PLACEHOLDER_API_KEY
         if self.temperature is not None:
             kwargs["temperature"] = self.temperature
         if tools and _skip_mcp_flag:

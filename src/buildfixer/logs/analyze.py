@@ -18,6 +18,7 @@ from buildfixer.logs.parsers import all_parsers
 from buildfixer.logs.rank import rank
 from buildfixer.logs.taxonomy import classify
 from buildfixer.logs.text import clean_log, read_log
+from buildfixer.logs.window import window_text
 
 _log = logging.getLogger(__name__)
 
@@ -101,6 +102,9 @@ _MARKERS: dict[str, tuple[tuple[str, int], ...]] = {
 }
 # Specificity up to which an unclassified error leaves room for the fallback scan.
 _WEAK = 4
+# Errors ranked at most. A flood of error-looking lines must not cost a classification and
+# a comparison each; the most specific ones, earliest first, are the candidates for the root.
+MAX_ERRORS = 300
 _EDGE_LINES = 3000
 _EDGE_CHARS = 256 * 1024
 # The last of these in a log is the build's verdict.
@@ -171,8 +175,19 @@ def _run_parsers(lines: list[str], text: str) -> list[BuildError]:
     return found
 
 
+def _most_specific(errors: list[BuildError]) -> list[BuildError]:
+    """At most MAX_ERRORS errors: the most specific, earliest first among equals."""
+    if len(errors) <= MAX_ERRORS:
+        return errors
+
+    def most_specific_first(error: BuildError) -> tuple[int, int]:
+        return -error.specificity, 1 << 62 if error.log_line is None else error.log_line
+
+    return sorted(errors, key=most_specific_first)[:MAX_ERRORS]
+
+
 def analyze_text(text: str) -> Analysis:
-    """Analyze a build log given as text.
+    """Analyze a build log given as text; a huge one through its head and tail (logs.window).
 
     Args:
         text: the raw log (ANSI codes and progress noise are removed here).
@@ -180,6 +195,11 @@ def analyze_text(text: str) -> Analysis:
     Returns:
         The Analysis; a successful build's log has no errors and category None.
     """
+    return _analyze(window_text(text))
+
+
+def _analyze(text: str) -> Analysis:
+    """Analyze a log of bounded size (a window of it when it was long)."""
     lines = clean_log(text).lines
     joined = "\n".join(lines)
     build_system = build_system_of_log(lines)
@@ -190,6 +210,7 @@ def analyze_text(text: str) -> Analysis:
         # Nothing, or only wrappers such as "Process 'command node' finished with
         # non-zero exit value 1": the cause is in a tool's output no parser knows.
         errors += fallback.scan(lines, build_system)
+    errors = _most_specific(errors)
     for error in errors:
         if error.category not in CATEGORIES or error.category == "other":
             error.category = classify(error.message, error.tool)
@@ -198,16 +219,18 @@ def analyze_text(text: str) -> Analysis:
     return Analysis(errors=ranked, category=category, build_system=build_system, lines=lines)
 
 
-def analyze_file(path: str | Path) -> Analysis:
-    """Analyze a saved build log.
+def analyze_file(path: str | Path, *, strict: bool = True) -> Analysis:
+    """Analyze a saved build log; a huge one through its head and tail, read without the middle.
 
     Args:
         path: the log file.
+        strict: reject a file that is not a text log (see `read_log`); False for a
+            build's own output, analyzed whatever bytes it holds.
 
     Returns:
         The Analysis of its text.
 
     Raises:
-        BuildfixerError: the file is missing, unreadable or not a text log.
+        BuildfixerError: the file is missing, unreadable or (strict) not a text log.
     """
-    return analyze_text(read_log(path))
+    return _analyze(read_log(path, strict=strict))  # already windowed: read without the middle

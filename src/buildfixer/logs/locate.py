@@ -34,6 +34,9 @@ BUILD_FILE_PATTERNS = (
     "setup.cfg",
     "requirements*.txt",
 )
+# Characters of a message searched for what it names: what to fix is named near its start, and
+# some patterns (a coordinate's `\b[A-Za-z][\w.-]*`) are quadratic on a long dotted run.
+_MAX_SEARCHED = 1000
 _SKIP_DIRS = {".git", "node_modules", "build", "target", "dist", ".gradle", "__pycache__", ".venv", "venv"}
 _MAX_WALK = 20_000
 
@@ -60,8 +63,11 @@ _PYTHON_RANGE_LINE = re.compile(
 )
 _VERSION_SPEC = re.compile(r"[<>=!~^]=?\s*\d[\w.*]*(?:\s*,\s*[<>=!~]=?\s*\d[\w.*]*)*")
 _ABS_PATH = re.compile(r"(?<![\w.])(/(?:[\w.@+-]+/)*[\w.@+-]+)")
+# Found only where a run of name characters starts: a later start in the same run can never be
+# a match of its own (the run's first start would have taken it), and trying each would rescan
+# the run (quadratic on a long dotted run).
 _FILE_NAME = re.compile(
-    r"([\w.-]+\.(?:properties|json|jks|keystore|xml|yml|yaml|toml|txt|cfg|conf|ini|gradle))\b"
+    r"(?<![\w.-])([\w.-]+\.(?:properties|json|jks|keystore|xml|yml|yaml|toml|txt|cfg|conf|ini|gradle))\b"
 )
 
 
@@ -123,7 +129,7 @@ def _locate_python_range(
 def _locate_build_cause(
     error: BuildError, project: Path, files: dict[Path, list[str]]
 ) -> tuple[str, int] | None:
-    message = error.message
+    message = error.message[:_MAX_SEARCHED]
     level = _JAVA_LEVEL.search(message)
     class_file = _CLASS_FILE.search(message)
     if level or class_file:

@@ -26,7 +26,8 @@ SPECIFIC_MIN = 5
 _WRAPPING_TOOLS = frozenset({"gradle", "maven"})
 _MIN_QUOTED = 20
 
-_HELP = re.compile(r"\s*-> \[help \d+\]")
+# Starting only where blanks start: the same matches, without rescanning a run of blanks.
+_HELP = re.compile(r"(?<!\s)\s*-> \[help \d+\]")
 _SPACE = re.compile(r"\s+")
 
 

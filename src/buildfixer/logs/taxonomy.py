@@ -14,14 +14,13 @@ evaluating", "Compilation failed").
 
 from __future__ import annotations
 
-import re
-
 from buildfixer.core.build_result import CATEGORIES
+from buildfixer.logs.phrases import Phrases, fold
 
 
-def _rx(*phrases: str) -> re.Pattern[str]:
-    """One case-insensitive alternation of regex phrases."""
-    return re.compile("|".join(f"(?:{p})" for p in phrases), re.IGNORECASE)
+def _rx(*phrases: str) -> Phrases:
+    """Case-insensitive regex phrases, any of which matches (searched fast: see logs.phrases)."""
+    return Phrases(*phrases)
 
 
 # Settings problems whose messages also carry NDK or dependency words (a packaging
@@ -68,7 +67,9 @@ _TEST = _rx(
     r"\bFAILED\b.*::",
     r"::\S+ FAILED\b",
     r"\b\d+ failed(?:,| in )",
-    r"Test Suites?: .*\bfailed\b",
+    # `(?:(?!X).)*`, not `.*`, after a phrase X that a line may repeat: the same lines match (the
+    # last X before the word will do), without rescanning the line from every X (quadratic).
+    r"Test Suites?: (?:(?!Test Suites?: ).)*\bfailed\b",
     r"\btest(?:s)? failed\b",
     r"> \w+ FAILED$",
 )
@@ -130,7 +131,7 @@ _CONFIG_SPECIFIC = _rx(
     r"is set to an invalid directory",
     r"must be a valid (?:directory|path|file)",
     r"does not point to a valid",
-    r"RequireJavaVersion|RequireMavenVersion|Enforcer rules? .*failed",
+    r"RequireJavaVersion|RequireMavenVersion|Enforcer rules? (?:(?!Enforcer rules? ).)*failed",
     r"Manifest merger failed",
     r"Namespace not specified",
     r"compileSdk(?:Version)? is not specified",
@@ -193,7 +194,7 @@ _RESOURCE = _rx(
     r"Resource (?:\S+ )?not found",
     r"properties file",
     r"could not be loaded from (?:File|file|path)",
-    r"keystore file .*not found|Keystore file .* not found",
+    r"keystore file (?:(?!keystore file ).)*not found",  # case-insensitive: `Keystore file` too
     r"google-services\.json",
     r"(?:file|directory) '[^']*' (?:does not exist|not found|is missing)",
     r"Cannot find (?:the )?(?:file|resource)",
@@ -246,7 +247,7 @@ _CONFIG_GENERIC = _rx(
     r"\binvalid (?:flag|option)\b",
 )
 
-_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
+_RULES: tuple[tuple[str, Phrases], ...] = (
     ("configuration", _CONFIG_FIRST),
     ("ndk", _NDK),
     ("test_failure", _TEST),
@@ -290,9 +291,10 @@ def classify(message: str, tool: str | None = None) -> str:
     """
     # Long messages (stack traces pasted into a cause) are cut: the decisive
     # phrase is near the start and regexes over megabytes would be slow.
-    text = message[:4000]
-    for category, pattern in _RULES:
-        if pattern.search(text):
+    text = message[:2000]
+    folded = fold(text)
+    for category, phrases in _RULES:
+        if phrases.search(text, folded):
             return category
     default = _TOOL_DEFAULTS.get((tool or "").lower(), "other")
     return default if default in CATEGORIES else "other"

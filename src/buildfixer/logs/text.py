@@ -17,6 +17,7 @@ from functools import cached_property
 from pathlib import Path
 
 from buildfixer.core.errors import BuildfixerError
+from buildfixer.logs.window import cap_line, read_window
 
 # Bytes examined to tell text from binary; the whole file is not needed to spot a
 # binary (like git and grep, look at the head), and 64 KiB keeps the check cheap.
@@ -37,6 +38,9 @@ _CURSOR_MOVE = re.compile(r"\x1b\[\d*[ABDGK]|\x1b\[2K")
 
 # Lines that only report progress or downloads. Each alternative matches after a
 # line's leading blanks; `[ \t]`, not `\s`, so that no pattern runs across lines.
+# No two adjacent quantifiers may match the same characters (`\.{3}[\d%.]*`, not
+# `\.{3,}[\d%.]*`): on a long line of such characters the regex would backtrack through
+# every split, quadratic or worse in the line's length.
 _NOISE_ALTERNATIVES = "|".join(
     [
         # Gradle's progress bar and idle workers: `<====---> 45% EXECUTING [3s]`, `> IDLE`.
@@ -44,7 +48,7 @@ _NOISE_ALTERNATIVES = "|".join(
         r"<[=\-]+> ?\d+%?[ \t]*$",
         r"> IDLE[ \t]*$",
         # The wrapper's distribution download: `.........10%..........20%`.
-        r"\.{3,}[\d%.]*$",
+        r"\.{3}[\d%.]*$",
         # Gradle 4 dependency downloads: `Download https://...`.
         r"Download(?:ing)? https?://\S+[ \t]*$",
         # Maven transfers: `[INFO] Downloading from central: https://...`, `Progress (1): 4/8 kB`.
@@ -56,7 +60,7 @@ _NOISE_ALTERNATIVES = "|".join(
         r"[\u2800-\u28ff][ \t]+\S*[ \t]*$",
         r"[\[(][#.\u2802 \t]+[\])][ \t]+[\u2800-\u28ff|/\\-][ \t]",
         # pip bars, old (`|█████| 1.2 MB 3.4 MB/s`) and rich (`━━━━ 1.2/1.2 MB 3.4 MB/s eta 0:00:00`).
-        r"\|?[\u2500-\u259f][\u2500-\u259f ]{2,}[^\n]*(?:B/s|eta|\d%)",
+        r"\|?[\u2500-\u259f][\u2500-\u259f ]{2}[^\n]*(?:B/s|eta|\d%)",
     ]
 )
 # The characters a noise line can start with (after blanks). The lookahead on
@@ -116,7 +120,7 @@ class CleanLog:
     def __init__(self, marked: list[str]) -> None:
         """Build from the raw lines, with dropped ones replaced by the drop marker."""
         self._marked = marked
-        self.lines = [line.rstrip() for line in marked if line != _DROPPED]
+        self.lines = [cap_line(line.rstrip()) for line in marked if line != _DROPPED]
 
     @cached_property
     def raw_index(self) -> list[int]:
@@ -124,29 +128,31 @@ class CleanLog:
         return [number for number, line in enumerate(self._marked) if line != _DROPPED]
 
 
-def read_log(path: str | Path) -> str:
-    """Read a build log from disk as text.
+def read_log(path: str | Path, *, strict: bool = True) -> str:
+    """Read a build log from disk as text; a huge one as its head and tail (see logs.window).
 
     Args:
         path: the log file.
+        strict: reject a file that does not look like a text log (a file a user names);
+            False for a build's own output, which is read whatever bytes it holds.
 
     Returns:
         The decoded text (UTF-8, undecodable bytes replaced; UTF-16 when the file
         starts with a UTF-16 byte-order mark, as PowerShell redirection writes).
 
     Raises:
-        BuildfixerError: the file is missing, unreadable, or not a text log.
+        BuildfixerError: the file is missing, unreadable, or (strict) not a text log.
     """
     p = Path(path)
     try:
-        data = p.read_bytes()
+        data = read_window(p)
     except FileNotFoundError:
         raise BuildfixerError(f"log file not found: {p}") from None
     except IsADirectoryError:
         raise BuildfixerError(f"log path is a directory, not a file: {p}") from None
     except OSError as exc:
         raise BuildfixerError(f"cannot read log file {p}: {exc.strerror or exc}") from None
-    return decode_log(data, source=str(p))
+    return decode_log(data, source=str(p)) if strict else decode_output(data)
 
 
 def decode_log(data: bytes, source: str = "log") -> str:
@@ -181,6 +187,13 @@ def decode_log(data: bytes, source: str = "log") -> str:
                 "not a readable build log"
             )
     return text.lstrip("\ufeff")
+
+
+def decode_output(data: bytes) -> str:
+    """Decode a build's output leniently: binary garbage a build printed becomes replacement characters."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return data.decode("utf-16", errors="replace").lstrip("\ufeff")
+    return data.decode("utf-8", errors="replace").lstrip("\ufeff")
 
 
 def strip_ansi(text: str) -> str:

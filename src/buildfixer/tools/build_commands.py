@@ -12,6 +12,13 @@ build system as arguments. Shell operators are refused, so a command cannot chai
   (`npm ls`, `npm view`, `npm install <pkg>`, ...) run npm directly with the shared cache.
 - Python: `python -m <module>`, `pytest` and `pip` run in the virtualenv the build creates in the
   project's state directory; nothing else is accepted.
+
+No argument may name a path outside the workspace, however it is spelled: a separate value
+(`-p /elsewhere`), an attached one (`-g/abs`, `-I../init.gradle`), an option's (`--prefix=~/x`), a
+system property's (`-Dgradle.user.home=/abs`, `-Dorg.gradle.java.home=/jdk`: change_java_version
+switches JDKs), a list's (`-DargLine=-javaagent:/abs.jar`) or a file URL's (`--index-url
+file:///etc`). `/dev/null` is the one outside path allowed. Options that reach outside without a
+path are refused by name: npm's `-g`/`--global`/`--location`, pip's `--user` and `pip config`.
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from buildfixer.buildsys import npm
+from buildfixer.buildsys.environment import build_environment
 from buildfixer.buildsys.plan import executable
 from buildfixer.tools.base import Tool, ToolError, make_tool
 from buildfixer.tools.build_support import build, command_view, raw_view, run_command, sandboxed
@@ -42,6 +50,17 @@ _NPM_DIRECT = {
 _NPM_INSTALLING = {"install", "i", "ci", "update", "up", "dedupe"}
 _PYTHON = re.compile(r"python(?:3(?:\.\d+)?)?")
 _PIP = re.compile(r"pip(?:3(?:\.\d+)?)?")
+# URLs: a file URL names a local path, any other names no file here.
+_URL = re.compile(r"([A-Za-z][\w+.-]*)://([^\s,;]*)")
+# What separates a path from the rest of an argument: `--opt=/x`, `-Dk=/x`, `a:/x`, `p@file:/x`.
+_VALUE_SEPARATORS = re.compile(r"[=,:;@\s]")
+_ATTACHED = re.compile(r"-[A-Za-z]+(.+)")  # `-g/abs`, `-p../x`, `-I~/init.gradle`: the value
+_SAFE_PATHS = frozenset({"/dev/null"})
+# Options that install or configure outside the workspace without naming a path.
+_HOST_WIDE = {
+    "npm": re.compile(r"-g|--global|--location(?:=(?!project$).*)?"),
+    "pip": re.compile(r"--user"),
+}
 
 
 def split_command(command: str, launchers: tuple[str, ...], system: str) -> list[str]:
@@ -62,17 +81,48 @@ def split_command(command: str, launchers: tuple[str, ...], system: str) -> list
     return args
 
 
-def confine_paths(ctx: ToolContext, args: list[str]) -> list[str]:
-    """Refuse arguments naming paths outside the workspace (`-p /elsewhere`, `--file=../x/pom.xml`).
+def _local(url: re.Match[str]) -> str:
+    """A URL as the path it names (file URLs, host dropped) or as nothing (any other URL)."""
+    scheme, rest = url.group(1).lower(), url.group(2)
+    if scheme.rsplit("+", 1)[-1] != "file":
+        return " "
+    return f" {rest if rest.startswith('/') else '/' + rest.partition('/')[2]} "
 
-    System properties (`-Dkey=value`) are left alone: they legitimately name installed JDKs.
+
+def path_values(arg: str) -> list[str]:
+    """Every part of one argument that may name a file, the whole argument included."""
+    values = [arg]
+    for token in _VALUE_SEPARATORS.split(_URL.sub(_local, arg)):
+        values.append(token)
+        if not token.startswith("--") and (attached := _ATTACHED.fullmatch(token)):
+            values.append(attached.group(1))
+    return [value for value in values if value and not value.startswith(("http://", "https://"))]
+
+
+def confine_paths(ctx: ToolContext, args: list[str], system: str = "") -> list[str]:
+    """`args` unchanged; ToolError naming the argument when one names a path outside the workspace.
+
+    Every value an argument may carry (see the module docstring) is resolved like a file tool's
+    path, so `..`, `~`, absolute paths and symlinks pointing out are all caught.
     """
-    for arg in args:
-        if arg.startswith("-D"):
-            continue
-        value = arg.split("=", 1)[1] if arg.startswith("-") and "=" in arg else arg
-        if value.startswith(("/", "~")) or ".." in Path(value).parts:
-            ctx.resolve(value)  # ToolError when it leaves the workspace
+    host_wide = _HOST_WIDE.get(system)
+    for index, arg in enumerate(args):
+        shown = arg
+        if index and args[index - 1].startswith("-") and not arg.startswith("-"):
+            shown = f"{args[index - 1]} {arg}"  # the option whose value this is
+        if host_wide and host_wide.fullmatch(arg):
+            raise ToolError(f"{arg} is not accepted: it installs or configures outside the workspace")
+        for value in path_values(arg):
+            if value in _SAFE_PATHS:
+                continue
+            try:
+                ctx.resolve(value)
+            except ToolError:
+                hint = "; use change_java_version to switch JDKs" if "java.home" in arg else ""
+                raise ToolError(
+                    f"argument {shown!r} names {value!r}, which is outside the workspace "
+                    f"({ctx.root}): only paths inside the project may be passed{hint}"
+                ) from None
     return args
 
 
@@ -158,7 +208,7 @@ def _npm_tool(ctx: ToolContext) -> Tool:
         Args:
             npm_command: The npm command line, e.g. "npm run lint" or "npm view react versions".
         """
-        args = confine_paths(ctx, split_command(npm_command, ("npm",), "npm"))
+        args = confine_paths(ctx, split_command(npm_command, ("npm",), "npm"), "npm")
         if not args:
             raise ToolError("name the npm command to run, e.g. 'npm run build' or 'npm ls'")
         script = _npm_script(ctx, args)
@@ -174,7 +224,7 @@ def _npm_tool(ctx: ToolContext) -> Tool:
         argv = [program, *args]
         if ctx.options.offline and args[0] in _NPM_INSTALLING:
             argv.append("--offline")
-        env = {**os.environ, **ctx.options.extra_env, "npm_config_cache": str(cache)}
+        env = build_environment(ctx.options.extra_env, {"npm_config_cache": str(cache)})
         env.update(
             {"npm_config_fund": "false", "npm_config_audit": "false", "npm_config_update_notifier": "false"}
         )
@@ -218,7 +268,11 @@ def _python_tool(ctx: ToolContext) -> Tool:
             python_command: The command line, e.g. "pytest -x -k parser" or "pip list".
         """
         module, rest = _python_argv(python_command)
-        confine_paths(ctx, rest)
+        confine_paths(ctx, rest, module)
+        if module == "pip" and rest[:1] == ["config"]:
+            raise ToolError(
+                "pip config is not accepted: it changes pip's configuration outside the workspace"
+            )
         venv = ctx.options.state_for(ctx.root) / "venv"
         python = venv / "bin" / "python"
         if not python.exists():
@@ -231,7 +285,7 @@ def _python_tool(ctx: ToolContext) -> Tool:
         if module == "pip" and rest[:1] == ["install"] and ctx.options.offline:
             rest = [*rest, "--no-index"]
         env = {
-            **os.environ,
+            **build_environment(ctx.options.extra_env),
             **ctx.options.extra_env,
             "PIP_CACHE_DIR": str(ctx.options.cache_dir / "pip"),
             "PIP_DISABLE_PIP_VERSION_CHECK": "1",

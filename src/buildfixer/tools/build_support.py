@@ -19,11 +19,12 @@ from buildfixer.buildsys import gradle, maven
 from buildfixer.buildsys.analyzed import attach_analysis
 from buildfixer.buildsys.project import build_project
 from buildfixer.buildsys.runner import BuildStep, RunResult, kill_owned, run_steps
-from buildfixer.buildsys.sandbox import get_sandbox
+from buildfixer.buildsys.sandbox import confine
 from buildfixer.core.build_result import BuildResult
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.logs.condense import condense
-from buildfixer.logs.text import clean_log, decode_log
+from buildfixer.logs.text import clean_log, decode_output
+from buildfixer.logs.window import read_window, split_at_marker
 from buildfixer.tools.base import DEFAULT_OUTPUT_LIMIT, ToolError, cap_output
 from buildfixer.tools.context import ToolContext
 
@@ -33,6 +34,10 @@ OUTPUT_ROOM = DEFAULT_OUTPUT_LIMIT - 2_000
 CONDENSED_TOKENS = 2_000
 # Lines of output a condensed view shows when there is no error to analyze (a successful build).
 _SUCCESS_TAIL = 15
+# Bytes of a long output read from its start and its end for a view (the middle is skipped
+# unread): enough to fill OUTPUT_ROOM after cleaning drops progress bars and download lines.
+VIEW_HEAD_BYTES = 256 * 1024
+VIEW_TAIL_BYTES = 1024 * 1024
 
 # Arguments the build plans add for their own reasons; the status line leaves them out.
 _PLUMBING = {
@@ -107,18 +112,31 @@ def clean_output(text: str) -> str:
 
 
 def _log_text(result: BuildResult) -> str:
-    """The build's whole output, cleaned; the captured tail when the log cannot be read."""
+    """The build's output (its beginning and end when long), cleaned; the captured tail when unreadable."""
     try:
-        text = decode_log(Path(result.log_path).read_bytes(), source=result.log_path)
-    except (OSError, BuildfixerError):
-        text = result.output_tail
-    return clean_output(text)
+        data = read_window(result.log_path, VIEW_HEAD_BYTES, VIEW_TAIL_BYTES)
+    except OSError:
+        return clean_output(result.output_tail)
+    return clean_output(decode_output(data))
 
 
 def raw_view(result: BuildResult, room: int = OUTPUT_ROOM) -> str:
     """Status line, environment notes, then the build's cleaned output (beginning and end when long)."""
     body = _log_text(result) or "(the build printed nothing)"
-    return f"{_header(result)}\n\n{cap_output(body, room)}"
+    return f"{_header(result)}\n\n{_cap_body(body, room)}"
+
+
+def _cap_body(body: str, room: int) -> str:
+    """`cap_output`, except that the line saying how much of a huge log was skipped is kept."""
+    parts = split_at_marker(body)
+    if parts is None:
+        return cap_output(body, room)
+    head, marker, tail = (part.strip("\n") for part in parts)
+    kept_head = head[: room // 4]
+    kept_tail = tail[-(room - len(kept_head)) :]  # at least three quarters of the room
+    cut = len(head) - len(kept_head) + len(tail) - len(kept_tail)
+    note = f"{marker} (and {cut:,} characters around it)" if cut else marker
+    return f"{kept_head}\n{note}\n{kept_tail}"
 
 
 def condensed_view(result: BuildResult, project: Path) -> str:
@@ -181,7 +199,7 @@ def run_command(
             [BuildStep(argv)], cwd=ctx.root, env=env, log_path=log, timeout_s=timeout_s, owner=owner
         )
         kill_owned(owner)  # nothing a command started outlives it
-        text = log.read_bytes().decode("utf-8", errors="replace")
+        text = decode_output(read_window(log, VIEW_HEAD_BYTES, VIEW_TAIL_BYTES))
     finally:
         log.unlink(missing_ok=True)
     first, _, rest = text.partition("\n")
@@ -192,12 +210,9 @@ def run_command(
 
 
 def sandboxed(ctx: ToolContext, argv: list[str]) -> list[str]:
-    """The command in the sandbox the context's builds run in (with their writable paths)."""
-    if ctx.options.sandbox == "none":
-        return argv
-    writable = [ctx.root, ctx.options.cache_dir, ctx.options.state_for(ctx.root)]
+    """The command in the sandbox the context's builds run in (with their confinement)."""
     try:
-        return get_sandbox(ctx.options.sandbox).wrap(argv, writable, network=not ctx.options.offline)
+        return confine(argv, ctx.root, ctx.options)
     except BuildfixerError as exc:
         raise ToolError(str(exc)) from None
 

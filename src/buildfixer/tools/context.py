@@ -1,8 +1,11 @@
 """What tools share during one repair attempt: the workspace, the build settings, the backends.
 
-Every path a model passes goes through `ToolContext.resolve`, which keeps tools inside the
-workspace: relative paths are taken from the root, `..` and absolute paths must still land
-inside it, and symlinks are followed before the check, so a link pointing out is refused.
+Two ways keep a model's paths inside the workspace. The file tools open files through
+`tools.confined`, which walks every path from the root's descriptor without letting the kernel
+follow links: nothing can be swapped in between a check and the use. `ToolContext.resolve` only
+checks a path string (relative paths from the root, `..` and absolute paths must still land inside
+it, symlinks followed before the check): it is for paths handed to another program, such as a
+command's arguments, never for opening a file afterwards.
 """
 
 from __future__ import annotations
@@ -85,7 +88,11 @@ class ToolContext:
             self.ledger.after_build(started, repr(self.options), result)
 
     def resolve(self, path: str, must_exist: bool = False) -> Path:
-        """The real path of `path` inside the workspace; ToolError when it would leave it."""
+        """The real path of `path` inside the workspace; ToolError when it would leave it.
+
+        A check of the path as it is now: do not open the result (a link swapped in afterwards
+        would be followed); read and write with `tools.confined` instead.
+        """
         if not isinstance(path, str) or "\0" in path:
             raise ToolError("invalid path")
         raw = Path(os.path.expanduser(path)) if path.startswith("~") else Path(path)
@@ -109,10 +116,3 @@ class ToolContext:
         except ValueError:
             return str(path)
         return str(rel) or "."
-
-    def inside(self, path: Path) -> bool:
-        """Whether a path found while walking (maybe a symlink) really lies in the workspace."""
-        try:
-            return path.resolve().is_relative_to(self.root)
-        except (OSError, RuntimeError):
-            return False

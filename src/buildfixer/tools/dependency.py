@@ -1,18 +1,21 @@
 """Dependency tools of the second study: change a declared dependency's version, or remove it.
 
 Both edit the build files through `buildfixer.deps.manage` (every Gradle, Maven, pip and npm
-declaration form it knows, versions held in properties included), inside the workspace only,
-each file written atomically.
+declaration form it knows, versions held in properties included). The planned edits are applied
+here through `tools.confined`, like every file tool's write: inside the workspace only, no link
+followed out, no hard-linked file, nothing in `.git`, each file replaced atomically.
 """
 
 from __future__ import annotations
 
 import re
+import stat
 
 from buildfixer.deps import manage as deps
 from buildfixer.deps.registry import available_versions
 from buildfixer.deps.versions import newest_version
 from buildfixer.tools.base import Tool, ToolError, make_tool
+from buildfixer.tools.confined import writable
 from buildfixer.tools.context import ToolContext
 
 _JVM = ("gradle", "maven")
@@ -43,18 +46,29 @@ def _qualified(ctx: ToolContext, dependency: str) -> list[str]:
     return list(dict.fromkeys(f"{group}:{dependency}" for group in groups))
 
 
+def _find(ctx: ToolContext, dependency: str) -> list[deps.Declaration]:
+    """deps.find_declaration; ToolError, not a crash, when a build file is a link out of the root."""
+    try:
+        return deps.find_declaration(ctx.root, dependency)
+    except ValueError:  # deps could not place a build file below the root
+        raise ToolError(
+            "a build file of the project leads outside the workspace (a symbolic link?): "
+            "the dependency tools do not read or edit it"
+        ) from None
+
+
 def _declarations(ctx: ToolContext, dependency: str) -> tuple[str, list[deps.Declaration]]:
     """The dependency's full name and declarations; ToolError when undeclared or ambiguous."""
     dependency = dependency.strip()
     if not dependency:
         raise ToolError("dependency is empty: pass group:artifact (Gradle/Maven) or a package name")
-    found = deps.find_declaration(ctx.root, dependency)
+    found = _find(ctx, dependency)
     if not found and ctx.build_system in _JVM and ":" not in dependency:
         names = _qualified(ctx, dependency)
         if len(names) > 1:
             raise ToolError(f"{dependency} is ambiguous: declared as {', '.join(names)}; pass one of them")
         if names:
-            dependency, found = names[0], deps.find_declaration(ctx.root, names[0])
+            dependency, found = names[0], _find(ctx, names[0])
     if not found:
         form = "group:artifact (or a plugin id)" if ctx.build_system in _JVM else "the package name"
         raise ToolError(f"{dependency} is not declared in the project's build files (name it as {form})")
@@ -62,12 +76,32 @@ def _declarations(ctx: ToolContext, dependency: str) -> tuple[str, list[deps.Dec
 
 
 def _write(ctx: ToolContext, edits: list[deps.Edit]) -> None:
+    """Apply planned edits file by file (each one's old text must occur exactly once)."""
     for edit in edits:
-        ctx.resolve(edit.file)  # confinement: a ToolError if an edit would leave the workspace
-    try:
-        deps.apply_edits(ctx.root, edits)
-    except ValueError as exc:
-        raise ToolError(f"the build file changed under the edit: {exc}") from None
+        with writable(ctx.root, edit.file) as target:
+            current = target.existing()
+            mode = None
+            if current is None:
+                before = ""
+            else:
+                with current:
+                    if not current.is_file():
+                        raise ToolError(f"{target.rel} is not a regular file")
+                    current.single_link()
+                    before = current.read_bytes().decode("utf-8", "surrogateescape")
+                    mode = stat.S_IMODE(current.st.st_mode)
+            if not edit.old_text:
+                if before.strip():
+                    raise ToolError(f"the build file changed under the edit: {edit.file} already exists")
+                after = edit.new_text
+            elif (count := before.count(edit.old_text)) != 1:
+                raise ToolError(
+                    f"the build file changed under the edit: {edit.file}: the text to replace occurs "
+                    f"{count} times (expected once)"
+                )
+            else:
+                after = before.replace(edit.old_text, edit.new_text, 1)
+            target.write(after.encode("utf-8", "surrogateescape"), mode)
 
 
 def dependency_tools(ctx: ToolContext) -> list[Tool]:

@@ -3,28 +3,22 @@
 Two published agents' file tools, with their names and parameters kept: Gemini-CLI's
 (read_file, replace, search_file_content, glob, list_directory) and an industrial build-fixing
 agent's (write_file, find_files, find_files_with_text). The descriptions are ours.
-Every path goes through `ToolContext.resolve`, so nothing outside the workspace is read or written;
-walks skip generated directories and never follow symlinks out of the workspace.
+Every path is opened through `tools.confined`, relative to the workspace's descriptor and without
+letting the kernel follow links, so nothing outside the workspace is read or written even while
+the tree changes under the tool; files with several hard links are not read or written, `.git`
+is never written, and walks skip generated directories and never enter symlinked ones.
 """
 
 from __future__ import annotations
 
 import os
-import re
-from pathlib import Path
+import stat
 
 from buildfixer.tools.base import DEFAULT_OUTPUT_LIMIT, Tool, ToolError, make_tool
+from buildfixer.tools.confined import Node, open_node, writable
 from buildfixer.tools.context import ToolContext
-from buildfixer.tools.walk import (
-    PathMatcher,
-    atomic_write,
-    encode,
-    glob_regex,
-    is_binary,
-    relative_to_base,
-    shown,
-    walk_files,
-)
+from buildfixer.tools.patterns import LineSearch, PathMatcher, glob_regex, relative_to_base
+from buildfixer.tools.walk import encode, is_binary, link_entry, text_files, walk_files
 
 READ_MAX_LINES = 2000
 READ_MAX_CHARS = 60_000  # a 2000-line chunk of long lines stops earlier, with an offset to go on
@@ -32,7 +26,6 @@ MAX_LINE_CHARS = 2000
 MATCH_LINE_CHARS = 300
 MAX_MATCHES = 200
 MAX_PATHS = 500
-MAX_SEARCH_BYTES = 5_000_000
 LIST_BUDGET = DEFAULT_OUTPUT_LIMIT - 1000  # listings stop here themselves rather than being cut
 
 
@@ -66,24 +59,78 @@ def _listing(header: str, lines: list[str], max_items: int, what: str, hint: str
     return "\n".join([header, *out])
 
 
-def _directory(ctx: ToolContext, path: str | None) -> Path:
-    base = ctx.resolve(path or ".", must_exist=True)
-    if not base.is_dir():
-        raise ToolError(f"{ctx.relative(base)} is not a directory")
-    return base
+def _directory(ctx: ToolContext, path: str | None) -> Node:
+    """The directory `path` names, opened (the caller closes it)."""
+    node = open_node(ctx.root, path or ".")
+    if not node.is_dir():
+        node.close()
+        raise ToolError(f"{node.rel} is not a directory")
+    return node
 
 
-def _text_files(ctx: ToolContext, base: Path, include: str | None) -> list[tuple[str, Path]]:
-    """(shown path, path) of the searchable text files under base, sorted by shown path."""
-    matcher = PathMatcher(include, case_sensitive=False) if include else None
-    found = []
-    for path in walk_files(ctx, base):
-        if matcher and not matcher.matches(path, base):
-            continue
-        if path.stat().st_size > MAX_SEARCH_BYTES or is_binary(path):
-            continue
-        found.append((shown(ctx, path), path))
-    return sorted(found)
+def _listable(node: Node) -> int:
+    """The descriptor of a directory list_directory may list; ToolError for anything else."""
+    if not node.is_dir():
+        raise ToolError(f"{node.rel} is not a directory; use read_file to read a file")
+    return node.fd
+
+
+def _read_lines(node: Node, start: int, limit: int | None) -> str:
+    """The lines read_file shows of an opened text file, with notes on what is left."""
+    rel = node.rel
+    if start < 0 or (limit is not None and limit < 1):
+        raise ToolError("offset must be 0 or more and limit 1 or more")
+    wanted = limit or READ_MAX_LINES
+    shown_lines: list[str] = []
+    size, total, cut, full = 0, 0, False, False
+    with node.text() as fh:
+        for number, line in enumerate(fh):
+            total = number + 1
+            if number < start or full:
+                continue
+            text = _clip(line.rstrip("\n"), MAX_LINE_CHARS)
+            if len(shown_lines) >= wanted or (shown_lines and size + len(text) + 1 > READ_MAX_CHARS):
+                full = True
+                continue
+            cut = cut or len(text) != len(line.rstrip("\n"))
+            shown_lines.append(text)
+            size += len(text) + 1
+    if total == 0:
+        return f"[{rel} is empty]"
+    if start >= total:
+        raise ToolError(f"offset {start} is past the end of {rel}, which has {_plural(total, 'line')}")
+    end = start + len(shown_lines)
+    notes = []
+    if start > 0 or end < total:
+        more = f"; use offset={end} to read more" if end < total else ""
+        notes.append(f"[showing lines {start + 1}-{end} of {total}{more}]")
+    if cut:
+        notes.append(f"[lines longer than {MAX_LINE_CHARS} characters were shortened]")
+    return "\n".join(notes + shown_lines)
+
+
+def _replaced(rel: str, content: str, old_string: str, new_string: str, expected_replacements: int) -> bytes:
+    """The new content of a replace; ToolError when old_string does not occur as expected."""
+    candidates = [(old_string, new_string)]
+    if "\r\n" in content and "\n" in old_string and "\r" not in old_string:  # a CRLF file
+        candidates.append((old_string.replace("\n", "\r\n"), new_string.replace("\n", "\r\n")))
+    old, new = next(((o, n) for o, n in candidates if o in content), candidates[0])
+    count = content.count(old)
+    if count == 0:
+        hint = ""
+        if old_string.strip() != old_string and old_string.strip() in content:
+            hint = " (the text without its leading/trailing whitespace does occur: check indentation)"
+        raise ToolError(
+            f"old_string was not found in {rel}{hint}. It must match the file exactly, including "
+            "whitespace, indentation and line breaks; use read_file to see the current text"
+        )
+    if count != expected_replacements:
+        raise ToolError(
+            f"found {_plural(count, 'occurrence')} of old_string in {rel}, expected "
+            f"{expected_replacements}. Add surrounding lines to make old_string unique, or set "
+            f"expected_replacements to {count} to replace them all"
+        )
+    return encode(content.replace(old, new))
 
 
 def file_tools(ctx: ToolContext) -> list[Tool]:
@@ -103,44 +150,16 @@ def file_tools(ctx: ToolContext) -> list[Tool]:
                 long files piece by piece.
             limit: Maximum number of lines to return (default 2000).
         """
-        target = ctx.resolve(path, must_exist=True)
-        rel = ctx.relative(target)
-        if target.is_dir():
-            raise ToolError(f"{rel} is a directory; use list_directory to see its entries")
-        if not target.is_file():
-            raise ToolError(f"{rel} is not a regular file")
-        if is_binary(target):
-            raise ToolError(f"{rel} is a binary file; read_file only reads text files")
-        start = offset or 0
-        if start < 0 or (limit is not None and limit < 1):
-            raise ToolError("offset must be 0 or more and limit 1 or more")
-        wanted = limit or READ_MAX_LINES
-        shown_lines: list[str] = []
-        size, total, cut, full = 0, 0, False, False
-        with target.open(encoding="utf-8", errors="replace") as fh:
-            for number, line in enumerate(fh):
-                total = number + 1
-                if number < start or full:
-                    continue
-                text = _clip(line.rstrip("\n"), MAX_LINE_CHARS)
-                if len(shown_lines) >= wanted or (shown_lines and size + len(text) + 1 > READ_MAX_CHARS):
-                    full = True
-                    continue
-                cut = cut or len(text) != len(line.rstrip("\n"))
-                shown_lines.append(text)
-                size += len(text) + 1
-        if total == 0:
-            return f"[{rel} is empty]"
-        if start >= total:
-            raise ToolError(f"offset {start} is past the end of {rel}, which has {_plural(total, 'line')}")
-        end = start + len(shown_lines)
-        notes = []
-        if start > 0 or end < total:
-            more = f"; use offset={end} to read more" if end < total else ""
-            notes.append(f"[showing lines {start + 1}-{end} of {total}{more}]")
-        if cut:
-            notes.append(f"[lines longer than {MAX_LINE_CHARS} characters were shortened]")
-        return "\n".join(notes + shown_lines)
+        with open_node(ctx.root, path) as node:
+            rel = node.rel
+            if node.is_dir():
+                raise ToolError(f"{rel} is a directory; use list_directory to see its entries")
+            if not node.is_file():
+                raise ToolError(f"{rel} is not a regular file")
+            node.single_link()
+            if is_binary(node):
+                raise ToolError(f"{rel} is a binary file; read_file only reads text files")
+            return _read_lines(node, offset or 0, limit)
 
     def replace(file_path: str, old_string: str, new_string: str, expected_replacements: int = 1) -> str:
         """Replace exact text in a file (a literal match, not a regular expression).
@@ -157,57 +176,44 @@ def file_tools(ctx: ToolContext) -> list[Tool]:
             new_string: The text to put in its place.
             expected_replacements: How many occurrences to replace (default 1).
         """
-        target = ctx.resolve(file_path)
-        rel = ctx.relative(target)
         if expected_replacements < 1:
             raise ToolError("expected_replacements must be 1 or more")
         if old_string == new_string:
             raise ToolError("old_string and new_string are the same: nothing would change")
-        if not target.exists():
-            if old_string:
-                raise ToolError(f"no such file: {rel} (to create it, call replace with an empty old_string)")
-            atomic_write(target, encode(new_string))
-            return f"created {rel} ({_plural(_count_lines(new_string), 'line')})"
-        if not target.is_file():
-            raise ToolError(f"{rel} is not a regular file")
-        if not old_string:
-            raise ToolError(
-                f"{rel} already exists; an empty old_string only creates new files. "
-                "Give the exact text to replace (read_file shows it)"
-            )
-        if is_binary(target):
-            raise ToolError(f"{rel} is a binary file; replace only edits text files")
-        content = target.read_bytes().decode("utf-8", "surrogateescape")
-        candidates = [(old_string, new_string)]
-        if "\r\n" in content and "\n" in old_string and "\r" not in old_string:  # a CRLF file
-            candidates.append((old_string.replace("\n", "\r\n"), new_string.replace("\n", "\r\n")))
-        old, new = next(((o, n) for o, n in candidates if o in content), candidates[0])
-        count = content.count(old)
-        if count == 0:
-            hint = ""
-            if old_string.strip() != old_string and old_string.strip() in content:
-                hint = " (the text without its leading/trailing whitespace does occur: check indentation)"
-            raise ToolError(
-                f"old_string was not found in {rel}{hint}. It must match the file exactly, including "
-                "whitespace, indentation and line breaks; use read_file to see the current text"
-            )
-        if count != expected_replacements:
-            raise ToolError(
-                f"found {_plural(count, 'occurrence')} of old_string in {rel}, expected "
-                f"{expected_replacements}. Add surrounding lines to make old_string unique, or set "
-                f"expected_replacements to {count} to replace them all"
-            )
-        atomic_write(target, encode(content.replace(old, new)))
-        return f"replaced {_plural(count, 'occurrence')} in {rel}"
+        with writable(ctx.root, file_path) as target:
+            rel = target.rel
+            current = target.existing()
+            if current is None:
+                if old_string:
+                    raise ToolError(
+                        f"no such file: {rel} (to create it, call replace with an empty old_string)"
+                    )
+                target.write(encode(new_string))
+                return f"created {rel} ({_plural(_count_lines(new_string), 'line')})"
+            with current:
+                if not current.is_file():
+                    raise ToolError(f"{rel} is not a regular file")
+                if not old_string:
+                    raise ToolError(
+                        f"{rel} already exists; an empty old_string only creates new files. "
+                        "Give the exact text to replace (read_file shows it)"
+                    )
+                current.single_link()
+                if is_binary(current):
+                    raise ToolError(f"{rel} is a binary file; replace only edits text files")
+                content = current.read_bytes().decode("utf-8", "surrogateescape")
+                mode = stat.S_IMODE(current.st.st_mode)
+            target.write(_replaced(rel, content, old_string, new_string, expected_replacements), mode)
+        return f"replaced {_plural(expected_replacements, 'occurrence')} in {rel}"
 
     def search_file_content(pattern: str, path: str | None = None, include: str | None = None) -> str:
         """Search the text files of the workspace for lines matching a regular expression.
 
         Python regular expression syntax, case-insensitive (write (?-i:...) for a case-sensitive
         part); each line is matched on its own. Returns "path:LINE: text" lines sorted by path and
-        line, at most 200 of them with a count of the rest. Skips binary files, files over 5 MB and
-        the directories .git, .gradle, .venv, __pycache__, build, node_modules and target (pass one
-        of them as path to search inside it).
+        line, at most 200 of them with a count of the rest. Skips binary files, files over 5 MB, files
+        with several hard links and the directories .git, .gradle, .venv, __pycache__, build,
+        node_modules and target (pass one of them as path to search inside it).
 
         Args:
             pattern: Regular expression to look for, e.g. "sourceCompatibility|targetCompatibility".
@@ -217,23 +223,20 @@ def file_tools(ctx: ToolContext) -> list[Tool]:
         """
         if not pattern:
             raise ToolError("pattern is empty")
-        try:
-            regex = re.compile(pattern, re.IGNORECASE)
-        except re.error as exc:
-            raise ToolError(f"invalid regular expression {pattern!r}: {exc}") from None
-        base = ctx.resolve(path or ".", must_exist=True)
+        search = LineSearch(pattern)
         lines: list[str] = []  # only the first MAX_MATCHES are kept; the others are counted
         total = files = 0
-        for name, file in _text_files(ctx, base, include):
-            found = total
-            with file.open(encoding="utf-8", errors="replace") as fh:
-                for number, line in enumerate(fh, start=1):
-                    if regex.search(line.rstrip("\n")):
-                        total += 1
-                        if len(lines) < MAX_MATCHES:
-                            lines.append(f"{name}:{number}: {_clip(line.rstrip(), MATCH_LINE_CHARS)}")
-            files += total > found
-        where = f" in {ctx.relative(base)}" + (f" (include {include})" if include else "")
+        with open_node(ctx.root, path or ".") as base:
+            for name, node in text_files(ctx.root, base, include):
+                found = total
+                with node.text() as fh:
+                    for number, line in enumerate(fh, start=1):
+                        if search.search(line.rstrip("\n")):
+                            total += 1
+                            if len(lines) < MAX_MATCHES:
+                                lines.append(f"{name}:{number}: {_clip(line.rstrip(), MATCH_LINE_CHARS)}")
+                files += total > found
+            where = f" in {base.rel}" + (f" (include {include})" if include else "")
         if not total:
             return f"no matches for {pattern!r}{where}"
         header = f"{_plural(total, 'match')} in {_plural(files, 'file')} for {pattern!r}{where}:"
@@ -253,18 +256,18 @@ def file_tools(ctx: ToolContext) -> list[Tool]:
             path: Directory to search from, relative to the workspace root; default the root.
             case_sensitive: Whether letter case must match (default false).
         """
-        base = _directory(ctx, path)
-        if not pattern.strip():
-            raise ToolError("pattern is empty")
-        if pattern.startswith(("/", "~")):
-            raise ToolError("pattern must be relative to path (e.g. **/*.java), not an absolute path")
-        regex = glob_regex(pattern, case_sensitive)
-        hits = [
-            (-file.stat().st_mtime, shown(ctx, file))
-            for file in walk_files(ctx, base)
-            if regex.fullmatch(relative_to_base(file, base))
-        ]
-        where = ctx.relative(base)
+        with _directory(ctx, path) as base:
+            if not pattern.strip():
+                raise ToolError("pattern is empty")
+            if pattern.startswith(("/", "~")):
+                raise ToolError("pattern must be relative to path (e.g. **/*.java), not an absolute path")
+            regex = glob_regex(pattern, case_sensitive)
+            hits = [
+                (-found.st.st_mtime, found.rel)
+                for found in walk_files(ctx.root, base)
+                if regex.fullmatch(relative_to_base(found.rel, base.rel))
+            ]
+            where = base.rel
         if not hits:
             hint = "" if "/" in pattern else f" (use **/{pattern} to search subdirectories too)"
             return f"no files match {pattern!r} in {where}{hint}"
@@ -281,27 +284,19 @@ def file_tools(ctx: ToolContext) -> list[Tool]:
             path: Directory path relative to the workspace root ("." for the root).
             ignore: Glob patterns of entry names to leave out, e.g. ["*.class", ".idea"].
         """
-        target = ctx.resolve(path, must_exist=True)
-        rel = ctx.relative(target)
-        if not target.is_dir():
-            raise ToolError(f"{rel} is not a directory; use read_file to read a file")
         skip = [glob_regex(p) for p in ignore or []]
         dirs: list[tuple[str, str]] = []
         files: list[tuple[str, str]] = []
-        with os.scandir(target) as entries:
+        with open_node(ctx.root, path) as node, os.scandir(_listable(node)) as entries:
+            rel = node.rel
             for entry in entries:
                 if any(r.fullmatch(entry.name) for r in skip):
                     continue
-                entry_path = Path(entry.path)
-                is_dir = ctx.inside(entry_path) and entry_path.is_dir()
-                line = entry.name + ("/" if is_dir else "")
                 if entry.is_symlink():
-                    if not ctx.inside(entry_path):
-                        line += " -> (outside the workspace)"
-                    elif not entry_path.exists():
-                        line += " -> (broken link)"
-                    else:
-                        line += f" -> {ctx.relative(entry_path)}"
+                    is_dir, line = link_entry(ctx.root, rel, entry.name)
+                else:
+                    is_dir = entry.is_dir(follow_symlinks=False)
+                    line = entry.name + ("/" if is_dir else "")
                 (dirs if is_dir else files).append((entry.name.lower(), line))
         lines = [line for _, line in sorted(dirs)] + [line for _, line in sorted(files)]
         if not lines:
@@ -320,11 +315,16 @@ def file_tools(ctx: ToolContext) -> list[Tool]:
             path: File path relative to the workspace root.
             content: The complete text of the file.
         """
-        target = ctx.resolve(path)
-        if target.exists() and not target.is_file():
-            raise ToolError(f"{ctx.relative(target)} is not a regular file")
-        atomic_write(target, encode(content))
-        return f"wrote {_plural(_count_lines(content), 'line')} to {ctx.relative(target)}"
+        with writable(ctx.root, path) as target:
+            mode = None
+            if (current := target.existing()) is not None:
+                with current:
+                    if not current.is_file():
+                        raise ToolError(f"{target.rel} is not a regular file")
+                    current.single_link()
+                    mode = stat.S_IMODE(current.st.st_mode)
+            target.write(encode(content), mode)
+        return f"wrote {_plural(_count_lines(content), 'line')} to {target.rel}"
 
     def find_files(pattern: str, path: str | None = None) -> str:
         """Find files by name anywhere below a directory, sorted by path.
@@ -338,12 +338,12 @@ def file_tools(ctx: ToolContext) -> list[Tool]:
             pattern: File name glob, e.g. "*.gradle.kts".
             path: Directory to search, relative to the workspace root; default the root.
         """
-        base = _directory(ctx, path)
-        if not pattern.strip():
-            raise ToolError("pattern is empty")
-        matcher = PathMatcher(pattern, case_sensitive=False)
-        lines = sorted(shown(ctx, f) for f in walk_files(ctx, base) if matcher.matches(f, base))
-        where = ctx.relative(base)
+        with _directory(ctx, path) as base:
+            if not pattern.strip():
+                raise ToolError("pattern is empty")
+            matcher = PathMatcher(pattern, case_sensitive=False)
+            lines = sorted(f.rel for f in walk_files(ctx.root, base) if matcher.matches(f.rel, base.rel))
+            where = base.rel
         if not lines:
             return f"no files named {pattern!r} in {where}"
         header = f"{_plural(len(lines), 'file')} named {pattern!r} in {where}:"
@@ -353,8 +353,8 @@ def file_tools(ctx: ToolContext) -> list[Tool]:
         """Find the files that contain a piece of text (literal and case-sensitive, not a regex).
 
         Returns one "path:LINE: line" per file, giving the first line that contains the text,
-        sorted by path, at most 200 files. Skips binary files, files over 5 MB and the directories
-        .git, .gradle, .venv, __pycache__, build, node_modules and target.
+        sorted by path, at most 200 files. Skips binary files, files over 5 MB, files with several
+        hard links and the directories .git, .gradle, .venv, __pycache__, build, node_modules and target.
 
         Args:
             text: The exact text to look for, e.g. "com.android.tools.build:gradle".
@@ -364,19 +364,20 @@ def file_tools(ctx: ToolContext) -> list[Tool]:
         if not text:
             raise ToolError("text is empty")
         needle = text.replace("\r\n", "\n")
-        base = ctx.resolve(path or ".", must_exist=True)
         lines: list[str] = []
-        for name, file in _text_files(ctx, base, include):
-            content = file.read_text(encoding="utf-8", errors="replace")
-            at = content.find(needle)
-            if at < 0:
-                continue
-            line_start = content.rfind("\n", 0, at) + 1
-            line_end = content.find("\n", at)
-            line = content[line_start : line_end if line_end >= 0 else len(content)]
-            number = content.count("\n", 0, at) + 1
-            lines.append(f"{name}:{number}: {_clip(line.rstrip(), MATCH_LINE_CHARS)}")
-        where = f" in {ctx.relative(base)}" + (f" (include {include})" if include else "")
+        with open_node(ctx.root, path or ".") as base:
+            for name, node in text_files(ctx.root, base, include):
+                with node.text() as fh:
+                    content = fh.read()
+                at = content.find(needle)
+                if at < 0:
+                    continue
+                line_start = content.rfind("\n", 0, at) + 1
+                line_end = content.find("\n", at)
+                line = content[line_start : line_end if line_end >= 0 else len(content)]
+                number = content.count("\n", 0, at) + 1
+                lines.append(f"{name}:{number}: {_clip(line.rstrip(), MATCH_LINE_CHARS)}")
+            where = f" in {base.rel}" + (f" (include {include})" if include else "")
         if not lines:
             return f"no files contain {text!r}{where}"
         header = f"{_plural(len(lines), 'file')} contain {text!r}{where}:"

@@ -75,7 +75,8 @@ def run_in_sandbox(ctx: ToolContext, command: str) -> str:
         raise ToolError(f"the shell tool never runs commands unconfined, and {problem}; use the other tools")
     # The build's own daemons (in the build's sandbox session, or unsandboxed) are out of reach.
     hidden = [ctx.options.state_for(ctx.root) / "gradle-daemons"]
-    confinement = confinement_for(ctx.root, ctx.options, hidden)
+    # No git history either: a benchmark's mirror holds commits after the one being repaired.
+    confinement = confinement_for(ctx.root, ctx.options, hidden, git_metadata=False)
     argv = Bubblewrap().wrap(["bash", "-c", command], confinement)
     end = argv.index("--")
     argv[end:end] = ["--chdir", str(ctx.root)]

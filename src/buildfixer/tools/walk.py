@@ -1,171 +1,108 @@
-"""Filesystem helpers of the file tools: walks, glob patterns, binary files, atomic writes.
+"""Walks of the file tools, the text files they search, binary files and encoding.
 
-Walks never follow symlinked directories (no loops, no escapes) and drop symlinked files whose
-target lies outside the workspace. Glob patterns support `*`, `?`, `[...]`, `{a,b}` and `**`
-(any number of directories, including none).
+Walks open every directory relative to its parent's descriptor with O_NOFOLLOW (see
+tools.confined): symlinked directories are never entered (no loops, no escapes, no race), and a
+symlinked file is kept only when its target is a regular file inside the workspace.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
-import re
-import stat
-import tempfile
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 from buildfixer.tools.base import ToolError
-from buildfixer.tools.context import ToolContext
+from buildfixer.tools.confined import DIR_FLAGS, MissingError, Node, OutsideError, open_node
+from buildfixer.tools.patterns import PathMatcher
 
 # Dependency caches, build outputs and VCS data: huge, generated, rarely what a fix needs.
 SKIP_DIRS = frozenset({".git", "node_modules", "build", "target", ".gradle", "__pycache__", ".venv"})
 SKIPPED = ", ".join(sorted(SKIP_DIRS))
 
 BINARY_PROBE_BYTES = 8192
-MAX_BRACE_ALTERNATIVES = 256
+MAX_SEARCH_BYTES = 5_000_000
+MAX_DEPTH = 200  # directories deeper than this are not walked (one descriptor is open per level)
 
 
-def is_binary(path: Path) -> bool:
+def is_binary(node: Node) -> bool:
     """Whether the file looks binary: a NUL byte in its first 8 KB."""
-    with path.open("rb") as fh:
-        return b"\0" in fh.read(BINARY_PROBE_BYTES)
+    return b"\0" in node.head(BINARY_PROBE_BYTES)
 
 
-def walk_files(ctx: ToolContext, base: Path) -> Iterator[Path]:
-    """Regular files under `base` (a resolved path inside the workspace), skipping SKIP_DIRS.
+@dataclass(frozen=True)
+class Found:
+    """A regular file met by a walk: its path from the root as walked, and its status."""
 
-    `base` itself may be a file. Symlinked directories are not entered; symlinked files are
-    kept only when their target is a regular file inside the workspace.
+    rel: str
+    st: os.stat_result
+
+
+def _linked_file(root: Path, rel: str) -> os.stat_result | None:
+    """The status of the regular file a symlink leads to inside the workspace, else None."""
+    try:
+        with open_node(root, rel) as node:
+            return node.st if node.is_file() else None
+    except (ToolError, OSError):
+        return None
+
+
+def _scan(root: Path, dir_fd: int, prefix: str) -> tuple[list[Found], list[str]]:
+    """The files (sorted) and the subdirectories to enter (reverse sorted) of one directory."""
+    files: list[Found] = []
+    subdirs: list[str] = []
+    with os.scandir(dir_fd) as entries:
+        for entry in entries:
+            rel = entry.name if prefix == "." else f"{prefix}/{entry.name}"
+            if entry.is_dir(follow_symlinks=False):
+                if entry.name not in SKIP_DIRS:
+                    subdirs.append(entry.name)
+            elif entry.is_file(follow_symlinks=False):
+                files.append(Found(rel, entry.stat(follow_symlinks=False)))
+            elif entry.is_symlink() and (linked := _linked_file(root, rel)) is not None:
+                files.append(Found(rel, linked))
+    return sorted(files, key=lambda f: f.rel), sorted(subdirs, reverse=True)
+
+
+def walk_files(root: Path, base: Node) -> Iterator[Found]:
+    """Regular files under the opened `base` (itself when it is a file), skipping SKIP_DIRS.
+
+    Depth first, one open descriptor per level; a directory swapped for a symlink while the walk
+    runs is not entered (its O_NOFOLLOW open fails).
     """
     if not base.is_dir():
         if base.is_file():
-            yield base
+            yield Found(base.rel, base.st)
         return
-    for dirpath, dirnames, filenames in os.walk(base, followlinks=False):
-        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS)
-        for name in sorted(filenames):
-            path = Path(dirpath, name)
-            if path.is_symlink() and not ctx.inside(path):
-                continue
-            if path.is_file():  # drops broken links, fifos, sockets
-                yield path
-
-
-def shown(ctx: ToolContext, path: Path) -> str:
-    """A walked path as the model sees it: relative to the root, where the walk found it."""
+    stack: list[tuple[int, str, list[str]]] = []  # (descriptor, path, subdirectories left)
+    fd, prefix = os.dup(base.fd), base.rel
     try:
-        return path.relative_to(ctx.root).as_posix() or "."
-    except ValueError:
-        return ctx.relative(path)
-
-
-def relative_to_base(path: Path, base: Path) -> str:
-    """`path` relative to the walk's base (its name when the base is the file itself)."""
-    return path.name if path == base else path.relative_to(base).as_posix()
-
-
-def expand_braces(pattern: str, limit: int = MAX_BRACE_ALTERNATIVES) -> list[str]:
-    """`a.{java,kt}` -> [`a.java`, `a.kt`], at most `limit` patterns; unbalanced braces stay literal."""
-    depth, start = 0, -1
-    commas: list[int] = []
-    for i, char in enumerate(pattern):
-        if char == "{":
-            if depth == 0:
-                start, commas = i, []
-            depth += 1
-        elif char == "," and depth == 1:
-            commas.append(i)
-        elif char == "}" and depth > 0:
-            depth -= 1
-            if depth == 0 and commas:  # "{x}" is literal
-                bounds = [start, *commas, i]
-                head, tail = pattern[:start], pattern[i + 1 :]
-                out: list[str] = []
-                for left, right in zip(bounds, bounds[1:], strict=False):
-                    if len(out) >= limit:
-                        break
-                    out.extend(expand_braces(head + pattern[left + 1 : right] + tail, limit - len(out)))
-                return out
-    return [pattern]
-
-
-def _translate(pattern: str) -> str:
-    """Regex source of one brace-free glob pattern matched against a whole `/`-separated path."""
-    out: list[str] = []
-    i, n = 0, len(pattern)
-    while i < n:
-        char = pattern[i]
-        if char == "*":
-            j = i
-            while j < n and pattern[j] == "*":
-                j += 1
-            whole_segment = (i == 0 or pattern[i - 1] == "/") and j - i >= 2
-            if whole_segment and j < n and pattern[j] == "/":
-                out.append("(?:[^/]*/)*")  # `**/`: zero or more directories
-                j += 1
-            elif whole_segment and j == n:
-                out.append(".*")  # trailing `**`: everything below
-            else:
-                out.append("[^/]*")
-            i = j
-        elif char == "?":
-            out.append("[^/]")
-            i += 1
-        elif char == "[":
-            j = i + 1
-            if j < n and pattern[j] in "!^":
-                j += 1
-            if j < n and pattern[j] == "]":
-                j += 1
-            while j < n and pattern[j] != "]":
-                j += 1
-            if j >= n:  # no closing bracket: a literal "["
-                out.append(re.escape(char))
-                i += 1
-                continue
-            body = pattern[i + 1 : j]
-            negate = body[:1] in ("!", "^")
-            chars = "".join(c if c == "-" else re.escape(c) for c in (body[1:] if negate else body))
-            out.append(f"[^/{chars}]" if negate else f"[{chars}]")
-            i = j + 1
-        else:
-            out.append(re.escape(char))
-            i += 1
-    return "".join(out)
-
-
-def glob_regex(pattern: str, case_sensitive: bool = True) -> re.Pattern[str]:
-    """A compiled regex that fullmatches the paths `pattern` matches (see the module docstring)."""
-    pattern = pattern.strip()
-    while pattern.startswith("./"):
-        pattern = pattern[2:]
-    source = "|".join(f"(?:{_translate(p)})" for p in expand_braces(pattern))
-    return re.compile(source, 0 if case_sensitive else re.IGNORECASE)
-
-
-class PathMatcher:
-    """A glob matched against file names, or against paths below the base when it contains `/`."""
-
-    def __init__(self, pattern: str, case_sensitive: bool = True) -> None:
-        self.on_path = "/" in pattern.strip().removeprefix("./")
-        self.regex = glob_regex(pattern, case_sensitive)
-
-    def matches(self, path: Path, base: Path) -> bool:
-        """Whether the walked `path` (found below `base`) matches."""
-        subject = relative_to_base(path, base) if self.on_path else path.name
-        return self.regex.fullmatch(subject) is not None
-
-
-def _umask() -> int:
-    """The process umask (for the mode of new files), read without changing it where possible."""
-    with contextlib.suppress(OSError, ValueError), open("/proc/self/status") as fh:
-        for line in fh:
-            if line.startswith("Umask:"):
-                return int(line.split()[1], 8)
-    old = os.umask(0o022)
-    os.umask(old)
-    return old
+        while fd >= 0:
+            todo: list[str] = []
+            stack.append((fd, prefix, todo))
+            try:
+                files, subdirs = _scan(root, fd, prefix)
+            except OSError:  # unreadable: skipped like a vanished directory
+                files, subdirs = [], []
+            todo.extend(subdirs)
+            yield from files
+            fd = -1
+            while stack and fd < 0:
+                parent, parent_prefix, left = stack[-1]
+                if not left:
+                    os.close(stack.pop()[0])
+                    continue
+                name = left.pop()
+                if len(stack) >= MAX_DEPTH:
+                    continue
+                try:
+                    fd = os.open(name, DIR_FLAGS, dir_fd=parent)
+                except OSError:
+                    continue
+                prefix = name if parent_prefix == "." else f"{parent_prefix}/{name}"
+    finally:
+        for descriptor, _, _ in stack:
+            os.close(descriptor)
 
 
 def encode(text: str) -> bytes:
@@ -176,17 +113,40 @@ def encode(text: str) -> bytes:
         raise ToolError(f"text contains characters that cannot be written as UTF-8 ({exc.reason})") from None
 
 
-def atomic_write(target: Path, data: bytes) -> None:
-    """Replace target's content in one step (temp file + rename), keeping an existing file's mode."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    mode = stat.S_IMODE(target.stat().st_mode) if target.exists() else 0o666 & ~_umask()
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+def _searchable(node: Node) -> bool:
+    return node.is_file() and node.st.st_nlink == 1 and node.st.st_size <= MAX_SEARCH_BYTES
+
+
+def text_files(root: Path, base: Node, include: str | None) -> Iterator[tuple[str, Node]]:
+    """The searchable text files under base, by path, each open while the caller reads it.
+
+    Files with several hard links are skipped like binaries: their content may not be ours.
+    """
+    matcher = PathMatcher(include, case_sensitive=False) if include else None
+    names = sorted(
+        found.rel
+        for found in walk_files(root, base)
+        if not (matcher and not matcher.matches(found.rel, base.rel))
+    )
+    for name in names:
+        try:
+            node = open_node(root, name)
+        except (ToolError, OSError):  # gone or changed since the walk
+            continue
+        with node:
+            if _searchable(node) and not is_binary(node):
+                yield name, node
+
+
+def link_entry(root: Path, where: str, name: str) -> tuple[bool, str]:
+    """(whether it leads to a directory, its listing line) of a symlink met by list_directory."""
     try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.chmod(tmp, mode)
-        os.replace(tmp, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+        with open_node(root, name if where == "." else f"{where}/{name}") as node:
+            is_dir, target = node.is_dir(), node.rel
+    except OutsideError:
+        return False, f"{name} -> (outside the workspace)"
+    except MissingError:
+        return False, f"{name} -> (broken link)"
+    except (ToolError, OSError):
+        return False, f"{name} -> (unresolvable link)"
+    return is_dir, f"{name}{'/' if is_dir else ''} -> {target}"

@@ -20,16 +20,25 @@ from pathlib import Path
 
 from buildfixer.core.build_result import BuildResult
 from buildfixer.core.errors import BuildfixerError
-from buildfixer.workspace.git import git, literal
+from buildfixer.workspace.git import git, literal, worktree_git_dir
 
 # Ignored single files worth keeping in a picture: small config files a fix creates
 # (local.properties, keystore.properties, google-services.json, .env), never build outputs.
 MAX_IGNORED_FILE = 100_000
 
 
-def small_ignored_files(root: Path, env: dict[str, str] | None = None) -> list[str]:
-    """Ignored single files (not whole ignored directories such as build/) that look like config."""
-    out = git("status", "--porcelain", "--ignored", "-z", cwd=root, env=env)
+def small_ignored_files(
+    root: Path, env: dict[str, str] | None = None, git_dir: Path | None = None
+) -> list[str]:
+    """Ignored single files (not whole ignored directories such as build/) that look like config.
+
+    With `git_dir`, git reads that repository with `root` as its working tree, never `root/.git`.
+    Submodules (a nested repository an agent created) are not looked into: git would run there.
+    """
+    out = git(
+        "status", "--porcelain", "--ignored", "--ignore-submodules=all", "-z",
+        cwd=root, git_dir=git_dir, work_tree=root if git_dir else None, env=env,
+    )  # fmt: skip
     found = []
     for entry in out.split("\0"):
         if not entry.startswith("!! ") or entry.endswith("/"):
@@ -45,6 +54,32 @@ def small_ignored_files(root: Path, env: dict[str, str] | None = None) -> list[s
     return found
 
 
+def nested_repositories(root: Path, git_dir: Path, env: dict[str, str] | None = None) -> list[str]:
+    """Repositories inside the tree that git does not track (an agent's `git init`, a planted `.git`).
+
+    git lists a nested repository among untracked files as one entry ending in "/" (it never
+    looks inside), every other untracked path as a file.
+    """
+    out = git(
+        "ls-files", "-z", "--others", "--exclude-standard", cwd=root, git_dir=git_dir, work_tree=root, env=env
+    )
+    return [entry.rstrip("/") for entry in out.split("\0") if entry.endswith("/")]
+
+
+def stage_all(root: Path, git_dir: Path, env: dict[str, str] | None = None) -> None:
+    """Stage the whole tree as a repair sees it: new files, deletions, small ignored config files.
+
+    Nested repositories are left out: staged, they become submodules, and git then runs
+    `git status` inside them with *their* config (filters, fsmonitor) on every later command.
+    A repair never carries one (copy-back refuses them).
+    """
+    nested = [f":(exclude,literal){path}" for path in nested_repositories(root, git_dir, env)]
+    git("add", "-A", "--", ".", *nested, cwd=root, git_dir=git_dir, work_tree=root, env=env)
+    ignored = small_ignored_files(root, env, git_dir)
+    if ignored:
+        git("add", "-f", "--", *literal(ignored), cwd=root, git_dir=git_dir, work_tree=root, env=env)
+
+
 @dataclass
 class _FullBuild:
     """The picture a full build started from, under which options, and what it said."""
@@ -56,31 +91,52 @@ class _FullBuild:
 
 @dataclass
 class EditLedger:
-    """Tracks the edits made in a git working tree since `base`, apart from build side effects."""
+    """Tracks the edits made in a git working tree since `base`, apart from build side effects.
+
+    `git_dir` is the tree's git directory as it was when the ledger was opened (before any agent
+    ran); every command names it, so a `.git` an agent writes into the tree later is never read.
+    """
 
     root: Path
     base: str
+    git_dir: Path
     edited: set[str] = field(default_factory=set)
     _last: str = ""
     _index: Path | None = None
-    _git_dir: Path | None = None
     _last_full: _FullBuild | None = None
 
     @classmethod
-    def open(cls, root: Path) -> EditLedger | None:
-        """A ledger for the worktree at `root` (base: its HEAD); None when root is no git worktree."""
-        head = git("rev-parse", "--verify", "--quiet", "HEAD", cwd=root, check=False).strip()
-        top = git("rev-parse", "--show-toplevel", cwd=root, check=False).strip()
-        if not head or not top or Path(top).resolve() != root.resolve():
+    def open(cls, root: Path, git_dir: Path | None = None) -> EditLedger | None:
+        """A ledger for the worktree at `root` (base: its HEAD); None when root is no git worktree.
+
+        Args:
+            root: The top of the working tree.
+            git_dir: Its git directory when the caller knows it (`Workspace.git_dir`); else asked of
+                git now, so open the ledger before an agent can write into `root`.
+        """
+        root = root.resolve()
+        if git_dir is None:
+            top = git("rev-parse", "--show-toplevel", cwd=root, check=False).strip()
+            if not top or Path(top).resolve() != root:
+                return None
+            git_dir = worktree_git_dir(root)
+        head = git(
+            "rev-parse", "--verify", "--quiet", "HEAD", cwd=root, git_dir=git_dir, work_tree=root, check=False
+        ).strip()
+        if not head:
             return None
-        ledger = cls(root=root.resolve(), base=head)
+        ledger = cls(root=root, base=head, git_dir=git_dir)
         ledger._last = ledger.picture()
         return ledger
 
+    def _git(self, *args: str, env: dict[str, str] | None = None, input_bytes: bytes | None = None) -> str:
+        """Run git on the tree through the git directory recorded at `open`."""
+        return git(
+            *args, cwd=self.root, git_dir=self.git_dir, work_tree=self.root, env=env, input_bytes=input_bytes
+        )
+
     def _index_path(self, name: str) -> Path:
-        if self._git_dir is None:
-            self._git_dir = Path(git("rev-parse", "--absolute-git-dir", cwd=self.root).strip())
-        return self._git_dir / name
+        return self.git_dir / name
 
     def _env(self) -> dict[str, str]:
         if self._index is None:
@@ -93,16 +149,14 @@ class EditLedger:
     def picture(self) -> str:
         """The tree object of the working tree as it is now (new files and small ignored ones included)."""
         env = self._env()
-        git("add", "-A", cwd=self.root, env=env)
-        for path in small_ignored_files(self.root, env):
-            git("add", "-f", "--", path, cwd=self.root, env=env)
-        return git("write-tree", cwd=self.root, env=env).strip()
+        stage_all(self.root, self.git_dir, env)
+        return self._git("write-tree", env=env).strip()
 
     def changed_between(self, old: str, new: str) -> set[str]:
         """Paths that differ between two trees."""
         if old == new:
             return set()
-        out = git("diff-tree", "-r", "--no-renames", "--name-only", "-z", old, new, cwd=self.root)
+        out = self._git("diff-tree", "-r", "--no-renames", "--name-only", "-z", old, new)
         return {p for p in out.split("\0") if p}
 
     def note_edits(self) -> str:
@@ -133,14 +187,11 @@ class EditLedger:
     def repair_tree(self) -> str:
         """The tree of the base commit plus the edits alone (no side effects): what a repair amounts to."""
         env = {"GIT_INDEX_FILE": str(self._index_path("buildfixer-repair.index"))}
-        git("read-tree", self.base, cwd=self.root, env=env)
+        self._git("read-tree", self.base, env=env)
         if self.edited:
             paths = "".join(f"{p}\0" for p in sorted(self.edited)).encode()
-            git(
-                "update-index", "--add", "--remove", "-z", "--stdin",
-                cwd=self.root, env=env, input_bytes=paths,
-            )  # fmt: skip
-        return git("write-tree", cwd=self.root, env=env).strip()
+            self._git("update-index", "--add", "--remove", "-z", "--stdin", env=env, input_bytes=paths)
+        return self._git("write-tree", env=env).strip()
 
     def settle(self, frozen: set[str] | None = None) -> tuple[list[str], list[str]]:
         """Undo build side effects and edits of `frozen` paths; returns (edited paths kept, frozen undone).
@@ -161,7 +212,7 @@ class EditLedger:
 
     def _restore(self, paths: list[str]) -> None:
         """Put paths back as they are in the base commit (removed when the base has none)."""
-        listed = git("ls-tree", "-r", "-z", "--name-only", self.base, "--", *literal(paths), cwd=self.root)
+        listed = self._git("ls-tree", "-r", "-z", "--name-only", self.base, "--", *literal(paths))
         in_base = {p for p in listed.split("\0") if p}
         for rel in paths:
             target = self.root / rel
@@ -172,6 +223,6 @@ class EditLedger:
             # Through the ledger's own index: the worktree's index stays as the checkout left it.
             env = self._env()
             try:
-                git("checkout", self.base, "--", *literal(present), cwd=self.root, env=env)
+                self._git("checkout", self.base, "--", *literal(present), env=env)
             except BuildfixerError as exc:
                 raise BuildfixerError(f"could not undo build side effects: {exc}") from None

@@ -62,9 +62,11 @@ def take_snapshot(folder: Path, into: Path) -> Snapshot:
     if exclude and (folder / exclude).is_file():  # the user's own ignore rules, to tell ignored files
         (repo / "info").mkdir(exist_ok=True)
         shutil.copyfile(folder / exclude, repo / "info" / "exclude")
-    env = {"GIT_INDEX_FILE": str(index), "GIT_WORK_TREE": str(tree)}
-    git("add", "-A", "-f", "--", ".", git_dir=repo, cwd=tree, env=env)
-    listed = git("ls-files", "-z", "-c", "-i", "--exclude-standard", git_dir=repo, cwd=tree, env=env)
+    env = {"GIT_INDEX_FILE": str(index)}
+    git("add", "-A", "-f", "--", ".", git_dir=repo, work_tree=tree, cwd=tree, env=env)
+    listed = git(
+        "ls-files", "-z", "-c", "-i", "--exclude-standard", git_dir=repo, work_tree=tree, cwd=tree, env=env
+    )
     tree_id = git("write-tree", git_dir=repo, env=env).strip()
     args = ["commit-tree", tree_id, "-m", "buildfixer snapshot"] + (["-p", parent] if parent else [])
     commit = git(*args, git_dir=repo).strip()

@@ -16,7 +16,6 @@ import os
 import re
 import shutil
 import tempfile
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,7 +23,8 @@ from pathlib import Path
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.core.paths import cache_root
 from buildfixer.workspace.git import git, is_repo, literal
-from buildfixer.workspace.ledger import small_ignored_files
+from buildfixer.workspace.ledger import stage_all
+from buildfixer.workspace.owners import owned_temp_dir, take_lock
 from buildfixer.workspace.snapshot import take_snapshot
 
 _URL = re.compile(r"^([a-z][a-z0-9+.-]*://|git@|[\w.-]+@[\w.-]+:)", re.IGNORECASE)
@@ -36,8 +36,7 @@ def _mirror_for(source: str, cache_dir: Path) -> Path:
     key = hashlib.sha256(source.encode()).hexdigest()[:12]
     mirror = cache_dir / "repos" / f"{name}-{key}.git"
     if not mirror.exists():
-        mirror.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=".clone-", dir=mirror.parent))
+        tmp = owned_temp_dir(mirror.parent, ".clone-")  # a killed clone's is removed by the next one
         try:
             git("clone", "--bare", "--quiet", source, str(tmp / "m.git"))
             try:
@@ -124,42 +123,6 @@ def mirror_of(source: str | Path, cache_dir: Path | None = None, refresh: bool =
     return mirror
 
 
-def _take_lock(lock: Path) -> bool:
-    """Create the lock file holding our pid; a lock whose process is gone is taken over.
-
-    The file appears with its pid already in it (written aside, then hard-linked into place):
-    a lock read between its creation and the write would look abandoned and be taken twice.
-    """
-    pending = lock.with_name(f".{lock.name}.{os.getpid()}.{threading.get_ident()}")
-    pending.write_text(str(os.getpid()))
-    try:
-        for _ in range(2):
-            try:
-                os.link(pending, lock)
-                return True
-            except FileExistsError:
-                try:
-                    holder = int(lock.read_text().strip() or "0")
-                except (OSError, ValueError):
-                    holder = 0
-                if holder and _pid_alive(holder):
-                    return False
-                lock.unlink(missing_ok=True)
-        return False
-    finally:
-        pending.unlink(missing_ok=True)
-
-
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def normalize_source(source: str | Path) -> str:
     """A repository source as buildfixer keys it: a URL as is, a path absolute; checked to exist."""
     text = str(source)
@@ -179,7 +142,12 @@ def normalize_source(source: str | Path) -> str:
 
 @dataclass
 class Workspace:
-    """A working tree at `base_commit`, private to one attempt."""
+    """A working tree at `base_commit`, private to one attempt.
+
+    `git_dir` is the worktree's own directory in the mirror, found from the mirror's side when the
+    workspace is made. Every git command on the workspace names it (and the root as its working
+    tree), so the `.git` entry inside the root, which an agent can rewrite, is never read.
+    """
 
     root: Path
     base_commit: str
@@ -188,6 +156,14 @@ class Workspace:
     protected: set[str] = field(default_factory=set)  # a snapshot's git-ignored user files
     left_out: list[str] = field(default_factory=list)  # ignored files a snapshot could not hold
     snapshot_dir: Path | None = None  # a snapshot's private repository, removed with the workspace
+    git_dir: Path = field(default=Path())
+
+    def __post_init__(self) -> None:
+        if self.git_dir == Path():
+            found = _admin_dir(self.mirror, self.root)
+            if found is None:
+                raise BuildfixerError(f"{self.root} is no worktree of {self.mirror}")
+            self.git_dir = found
 
     @classmethod
     def create(
@@ -206,9 +182,8 @@ class Workspace:
     @classmethod
     def _checkout(cls, mirror: Path, resolved: str, dest: Path | None, cache_dir: Path) -> Workspace:
         """A new worktree of `mirror` at the commit `resolved`."""
-        if dest is None:
-            (cache_dir / "workspaces").mkdir(parents=True, exist_ok=True)
-            dest = Path(tempfile.mkdtemp(prefix="ws-", dir=cache_dir / "workspaces"))
+        if dest is None:  # named after this process, so a run after a kill -9 can remove it
+            dest = owned_temp_dir(cache_dir / "workspaces", "ws-")
             dest.rmdir()
         elif dest.exists() and any(dest.iterdir()):
             raise BuildfixerError(f"workspace destination is not empty: {dest}")
@@ -228,9 +203,7 @@ class Workspace:
         if not folder.is_dir():
             raise BuildfixerError(f"not a directory: {folder}")
         cache_dir = cache_dir or cache_root()
-        snap_root = cache_dir / "snapshots"
-        snap_root.mkdir(parents=True, exist_ok=True)
-        into = Path(tempfile.mkdtemp(prefix=f"{folder.name}-", dir=snap_root))
+        into = owned_temp_dir(cache_dir / "snapshots", f"{folder.name}-")
         try:
             snap = take_snapshot(folder.resolve(), into)
             _exclude_build_outputs(snap.repo)
@@ -260,13 +233,16 @@ class Workspace:
         pool.mkdir(parents=True, exist_ok=True)
         for index in range(10_000):
             slot, lock = pool / f"slot-{index}", pool / f"slot-{index}.lock"
-            if not _take_lock(lock):
+            if not take_lock(lock):
                 continue
             try:
-                if (slot / ".git").exists():
-                    git("checkout", "--quiet", "--force", "--detach", resolved, cwd=slot)
-                    git("clean", "-qffdx", cwd=slot)
-                    return cls(root=slot.resolve(), base_commit=resolved, mirror=mirror, lock=lock)
+                admin = _admin_dir(mirror, slot)
+                if admin is not None and slot.is_dir():
+                    ws = cls(slot.resolve(), resolved, mirror, lock=lock, git_dir=admin)
+                    ws._restore_git_link()  # the last attempt's agent may have rewritten `.git`
+                    ws._git("checkout", "--quiet", "--force", "--detach", resolved)
+                    ws._git("clean", "-qffdx")
+                    return ws
                 shutil.rmtree(slot, ignore_errors=True)
                 with _worktrees_locked(mirror):
                     git("worktree", "prune", git_dir=mirror, check=False)
@@ -285,10 +261,24 @@ class Workspace:
         self.lock.unlink(missing_ok=True)
         self.lock = None
 
+    def _git(self, *args: str, env: dict[str, str] | None = None) -> str:
+        """Run git on this workspace through its recorded git directory (never the root's `.git`)."""
+        return git(*args, cwd=self.root, git_dir=self.git_dir, work_tree=self.root, env=env)
+
+    def _restore_git_link(self) -> None:
+        """Point the root's `.git` at the workspace's git directory again, whatever was written there."""
+        link = self.root / ".git"
+        if link.is_dir() and not link.is_symlink():
+            shutil.rmtree(link)
+        else:
+            link.unlink(missing_ok=True)
+        link.write_text(f"gitdir: {self.git_dir}\n")
+
     def reset(self) -> None:
         """Back to the base commit exactly: edits undone, new and ignored files removed."""
-        git("reset", "--quiet", "--hard", self.base_commit, cwd=self.root)
-        git("clean", "-qffdx", cwd=self.root)
+        self._git("reset", "--quiet", "--hard", self.base_commit)
+        self._git("clean", "-qffdx")
+        self._restore_git_link()
 
     def changed_files(self, paths: list[str] | None = None) -> list[str]:
         """Paths (relative to the root) that differ from the base commit, new files included.
@@ -299,37 +289,37 @@ class Workspace:
         if paths is not None and not paths:
             return []
         self._stage_all()
-        out = git(
-            "diff", "--cached", "--name-only", "--no-renames", "-z", self.base_commit, "--",
-            *literal(paths), cwd=self.root,
-        )  # fmt: skip
+        out = self._git(
+            "diff", "--cached", "--name-only", "--no-renames", "-z", self.base_commit, "--", *literal(paths)
+        )
         return [p for p in out.split("\0") if p]
 
-    def diff(self, paths: list[str] | None = None) -> str:
+    def diff(self, paths: list[str] | None = None, tree: str | None = None) -> str:
         """Unified diff from the base commit to the current tree, new files and binary changes included.
 
         Args:
             paths: Only these paths (the edits of a repair); None for every change.
+            tree: Diff to this tree object (from `write_tree`) instead of the working tree now.
         """
         if paths is not None and not paths:
             return ""
-        self._stage_all()
-        return git(
-            "diff", "--cached", "--binary", "--no-color", "--no-ext-diff", "--no-renames",
-            self.base_commit, "--", *literal(paths), cwd=self.root,
+        if tree is None:
+            self._stage_all()
+        compared = [self.base_commit, tree] if tree else ["--cached", self.base_commit]
+        return self._git(
+            "diff", "--binary", "--no-color", "--no-ext-diff", "--no-textconv", "--no-renames",
+            *compared, "--", *literal(paths),
         )  # fmt: skip
 
     def write_tree(self) -> str:
         """The tree object of the working state (what `diff` compares), written to the mirror."""
         self._stage_all()
-        tree = git("write-tree", cwd=self.root).strip()
-        git("reset", "--quiet", cwd=self.root)  # unstage: builds and tools see the tree, not an index
+        tree = self._git("write-tree").strip()
+        self._git("reset", "--quiet")  # unstage: builds and tools see the tree, not an index
         return tree
 
     def _stage_all(self) -> None:
-        git("add", "-A", cwd=self.root)
-        for path in small_ignored_files(self.root):
-            git("add", "-f", "--", path, cwd=self.root)
+        stage_all(self.root, self.git_dir)
 
     def apply_patch(self, patch: str) -> list[str]:
         """Apply a unified diff (see the module's `apply_patch`); returns the paths it changed."""
@@ -351,15 +341,48 @@ class Workspace:
         self.remove()
 
 
+def _admin_dir(mirror: Path, root: Path) -> Path | None:
+    """The git directory of the worktree at `root`, looked up in the mirror (never in the root).
+
+    `git worktree add` records in `<mirror>/worktrees/<id>/gitdir` where the worktree's `.git`
+    is; the mirror is out of an agent's reach, the root is not.
+    """
+    wanted = os.path.normpath(root.resolve() / ".git")
+    try:
+        admins = list((mirror / "worktrees").iterdir())
+    except OSError:
+        return None
+    for admin in admins:
+        try:
+            recorded = (admin / "gitdir").read_text().strip()
+        except OSError:
+            continue
+        if os.path.normpath(recorded) == wanted:
+            return admin.resolve()
+    return None
+
+
 def apply_patch(root: Path, patch: str) -> list[str]:
-    """Apply a unified diff in `root`; one that does not apply changes nothing and raises BuildfixerError."""
+    """Apply a unified diff in `root`; one that does not apply changes nothing and raises BuildfixerError.
+
+    git runs against an empty scratch repository with `root` as its working tree: a patch needs
+    no history, and the `.git` inside `root` (an agent's to write) is never read.
+    """
     if not patch.strip():
         return []
     data = (patch if patch.endswith("\n") else patch + "\n").encode()
-    try:
-        git("apply", "--check", "--whitespace=nowarn", cwd=root, input_bytes=data)
-    except BuildfixerError as exc:
-        raise BuildfixerError(f"patch does not apply: {str(exc).split(': ', 1)[-1]}") from None
-    git("apply", "--whitespace=nowarn", cwd=root, input_bytes=data)
-    names = git("apply", "--numstat", cwd=root, input_bytes=data)
+    with tempfile.TemporaryDirectory(prefix="buildfixer-apply-") as scratch:
+        repo = Path(scratch) / "empty.git"
+        git("init", "--bare", "--quiet", str(repo))
+
+        def apply(*flags: str) -> str:
+            options = [*flags, "--whitespace=nowarn"]
+            return git("apply", *options, cwd=root, git_dir=repo, work_tree=root, input_bytes=data)
+
+        try:
+            apply("--check")
+        except BuildfixerError as exc:
+            raise BuildfixerError(f"patch does not apply: {str(exc).split(': ', 1)[-1]}") from None
+        apply()
+        names = apply("--numstat")
     return [line.split("\t", 2)[2] for line in names.splitlines() if line.count("\t") >= 2]

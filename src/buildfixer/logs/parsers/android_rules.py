@@ -83,9 +83,18 @@ def _rule(
 # A path: an optional drive letter (not the end of a word such as `ERROR:`), then no colons.
 # Lazy, and anchored by the extension that follows, so spaces in directory names are fine.
 _PATH = r"(?:(?<![A-Za-z])[A-Za-z]:)?[^\s:][^:]*?"
-_XML = r"(?P<file>" + _PATH + r"\.xml)"
-NATIVE = r"(?P<file>" + _PATH + r"\.(?:c|cc|cpp|cxx|c\+\+|h|hh|hpp|hxx|inl|mm?|S|s))"
+# Where a pattern that starts with a path is searched, its match can only start at a drive
+# letter or at the line's first non-blank character after a colon (or the line's start): a path
+# taking any character but a colon, a match starting later also starts there. Trying only these
+# places keeps the search linear in the line's length (tried everywhere, each start scans to
+# the next colon: quadratic on a long line without one). Outside the group: the path is as before.
+_PATH_START = r"(?:(?<![A-Za-z])(?=[A-Za-z]:)|(?:^|(?<=:))\s*)"
+_XML = _PATH_START + r"(?P<file>" + _PATH + r"\.xml)"
+NATIVE = _PATH_START + r"(?P<file>" + _PATH + r"\.(?:c|cc|cpp|cxx|c\+\+|h|hh|hpp|hxx|inl|mm?|S|s))"
 _SOURCE = r"(?P<file>" + _PATH + r"\.(?:kt|java|kts|gradle|xml))"
+# After `[ksp] `, a path that never runs over another `[ksp] `: searched from each of many, it
+# would rescan the rest of the line (quadratic). A path holding `[ksp] ` is no real path anyway.
+_KSP_SOURCE = r"(?P<file>(?:(?<![A-Za-z])[A-Za-z]:)?[^\s:](?:(?!\[ksp\] )[^:])*?\.(?:kt|java|kts|gradle|xml))"
 
 RULES: tuple[Rule, ...] = (
     # --- AAPT2 ---------------------------------------------------------------------------
@@ -119,7 +128,7 @@ RULES: tuple[Rule, ...] = (
     # --- Manifest merger ------------------------------------------------------------------
     _rule(
         "AndroidManifest.xml",
-        r"(?P<file>" + _PATH + r"AndroidManifest\.xml)"
+        _PATH_START + r"(?P<file>" + _PATH + r"AndroidManifest\.xml)"
         r"(?::(?P<line>\d+):(?P<col>\d+)(?:-\d+(?::\d+)?)?)? Error:\s*(?P<msg>.*)",
         "manifest-merger",
         "configuration",
@@ -160,7 +169,7 @@ RULES: tuple[Rule, ...] = (
     _rule("[kapt]", r"\[kapt\] (?P<msg>.+)", "kapt", kapt_category, 6),
     _rule(
         "[ksp]",
-        r"\[ksp\] " + _SOURCE + r":(?P<line>\d+)(?::(?P<col>\d+))?: (?P<msg>.+)",
+        r"\[ksp\] " + _KSP_SOURCE + r":(?P<line>\d+)(?::(?P<col>\d+))?: (?P<msg>.+)",
         "ksp",
         ksp_category,
         10,
@@ -279,7 +288,13 @@ RULES: tuple[Rule, ...] = (
         8,
     ),
     _rule("Lint found", r"(?P<msg>Lint found (?:\d+ )?errors.*)", "agp", "other", 4),
-    _rule(": Error: ", _SOURCE + r":(?P<line>\d+): Error: (?P<msg>.+\[\w+\])\s*$", "agp", "other", 7),
+    _rule(
+        ": Error: ",
+        _PATH_START + _SOURCE + r":(?P<line>\d+): Error: (?P<msg>.+\[\w+\])\s*$",
+        "agp",
+        "other",
+        7,
+    ),
     # --- NDK, CMake, ndk-build, native compilers -------------------------------------------
     _rule("NDK not configured", r"(?P<msg>NDK not configured.*)", "ndk", "ndk", 8),
     _rule(

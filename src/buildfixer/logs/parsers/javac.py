@@ -33,7 +33,10 @@ from buildfixer.logs.parsers import Parser
 from buildfixer.logs.taxonomy import classify
 
 # `path.java:12: error: message`; the path may be Windows-style (`C:\x\A.java`).
-_JAVAC_HEADER = re.compile(r"((?:[A-Za-z]:)?[^\s:]*\.java):(\d+): error: (.*)$")
+# Searched: the match starts at a drive letter or where a run of non-blank, non-colon characters
+# starts, the only places a leftmost match can start; tried everywhere, each start would rescan
+# the run (quadratic on a long line without blanks).
+_JAVAC_HEADER = re.compile(r"(?:(?<![^\s:])|(?=[A-Za-z]:))((?:[A-Za-z]:)?[^\s:]*\.java):(\d+): error: (.*)$")
 # `[ERROR] path.java:[12,5] message` (Maven); the column is optional in old plugins.
 _MAVEN_HEADER = re.compile(r"^\[ERROR\] ((?:[A-Za-z]:)?\S*?\.java):\[(\d+)(?:,(\d+))?\] (.*)$")
 # Gradle 4 glues the task path to the first diagnostic: `:app:compileJava/abs/A.java:3: error:`.

@@ -40,6 +40,9 @@ _LOCATED = re.compile(
 )
 # kotlinc on the command line: `File.kt:12:5: error: message`.
 _CLI = re.compile(r"^\s*(?P<path>.+?\.kts?):(?P<line>\d+):(?P<col>\d+): error: (?P<msg>.+)")
+# What every `_CLI` match contains after its first character; tested first (linearly), because a
+# failing `_CLI` backtracks through every split of a long run of leading blanks.
+_CLI_SUFFIX = re.compile(r".\.kts?:\d+:\d+: error: .")
 # A location-less error about a library (jar or kotlin_module) rather than a source file.
 _MODULE_PATH = re.compile(r"^(?P<path>.+?\.(?:jar|klib|kotlin_module|class))(?:!/\S*)?: (?P<msg>.+)")
 _JAVA_LOCATION = re.compile(r"^.+?\.java:\d+: ")
@@ -198,7 +201,7 @@ def parse(lines: list[str]) -> list[BuildError]:
         error: BuildError | None = None
         if _ERROR_PREFIX.match(text):
             error = _parse_error_line(text, index, lines)
-        elif " error: " in text and (cli := _CLI.match(text)):
+        elif " error: " in text and _CLI_SUFFIX.search(text) and (cli := _CLI.match(text)):
             message = cli["msg"].strip()
             path = cli["path"].strip()
             error = BuildError(

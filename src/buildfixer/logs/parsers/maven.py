@@ -26,7 +26,9 @@ from buildfixer.logs.taxonomy import classify
 
 _PREFIX = re.compile(r"^.{0,40}?\[(ERROR|FATAL)\] ?")
 _GOAL = re.compile(r"^Failed to execute goal (?:(\S+) (?:\(([^)]*)\) )?)?on project (\S+?):\s*(.*)$")
-_HELP = re.compile(r"\s*-> \[Help \d+\]\s*$")
+# Starting only where blanks start (`(?<!\s)`): the same match, without rescanning a long run of
+# blanks from each of its characters.
+_HELP = re.compile(r"(?<!\s)\s*-> \[Help \d+\]\s*$")
 _POSITION = re.compile(r"@ line (\d+), column (\d+)")
 _POM_PATH = re.compile(r"\bPOM (\S+\.xml)\b|\(([^()\s]+\.xml)\) has \d+ errors?")
 _PROJECT_POM = re.compile(r"The project .*?\(([^()\s]+\.xml)\) has \d+ errors?")

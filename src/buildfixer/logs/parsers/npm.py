@@ -43,8 +43,10 @@ _ERESOLVE_DETAIL = re.compile(
     r"^(?:While resolving: |Found: |Could not resolve dependency:|peer |Conflicting peer)"
 )
 _MISSING_SCRIPT = re.compile(r"^(?:Missing script: \"?(?P<a>[^\"]+)\"?|missing script: (?P<b>\S+))")
+# `[^@]*@`, not `.*@`: the same lines match (what follows the first `@` holds what follows any
+# later one), without trying every `@` of a long line against the rest of it.
 _LIFECYCLE = re.compile(
-    r"^(?:Lifecycle script `.+` failed|.*@.* \w+: `.+`|Failed at the .* script|command failed)"
+    r"^(?:Lifecycle script `.+` failed|[^@]*@.* \w+: `.+`|Failed at the .* script|command failed)"
 )
 _ENOENT_PATH = re.compile(r"open '(?P<path>[^']+)'")
 
