@@ -14,6 +14,8 @@ characters (a progress bar without its percentage) was cubic in its length.
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 import sys
 import textwrap
@@ -138,18 +140,28 @@ def flood_project(root: Path, kinds: str, megabytes: int, head: str = "", tail: 
     return root
 
 
-def build_in_child(project: Path, state: Path) -> tuple[dict, float]:
-    """The child's report and the peak RSS (MB) of the child and of every process it started."""
-    proc = subprocess.run(
-        [sys.executable, "-c", WRAPPER, sys.executable, "-c", CHILD, str(project), str(state)],
-        capture_output=True,
-        text=True,
-        timeout=900,
-        check=True,
+def run_measured(code: str, *args: str) -> tuple[dict, float]:
+    """Run `python -c code args` under WRAPPER: its JSON report and the peak RSS (MB) of it and of
+    every process it started. On a timeout the wrapper's process group goes, the child included."""
+    argv = [sys.executable, "-c", WRAPPER, sys.executable, "-c", code, *args]
+    proc = subprocess.Popen(
+        argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
     )
-    wrapped = json.loads(proc.stdout)
+    try:
+        out, err = proc.communicate(timeout=900)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        raise
+    assert proc.returncode == 0, err
+    wrapped = json.loads(out)
     assert wrapped["rc"] == 0, wrapped["err"]
     return json.loads(wrapped["out"]), wrapped["peak_mb"]
+
+
+def build_in_child(project: Path, state: Path) -> tuple[dict, float]:
+    """The report of CHILD building the project, and the peak RSS (MB) of it and of the build."""
+    return run_measured(CHILD, str(project), str(state))
 
 
 def assert_bounded(report: dict, peak_mb: float, megabytes: int) -> None:
@@ -180,10 +192,9 @@ def test_root_error_of_a_120_mb_flood(where: str, tmp_path: Path):
 
 @pytest.mark.parametrize("kind", sorted(FLOODS))
 def test_pathological_output_is_bounded(kind: str, tmp_path: Path):
-    megabytes = 50 if kind in ("one_long_line", "two_char_lines") else 30
-    project = flood_project(tmp_path / "project", FLOODS[kind], megabytes, tail=JAVAC_ERROR)
+    project = flood_project(tmp_path / "project", FLOODS[kind], 100, tail=JAVAC_ERROR)
     report, peak_mb = build_in_child(project, tmp_path / "state")
-    assert_bounded(report, peak_mb, megabytes)
+    assert_bounded(report, peak_mb, 100)
     root = report["root"]
     if kind == "dense_errors":  # the first of 600,000 compiler errors, as on a small log
         assert (root["file"], root["line"]) == ("src/demo/F0.java", 1)
@@ -243,13 +254,7 @@ def test_analyze_a_huge_log_file(encoding: str, megabytes: int, tmp_path: Path):
         while out.tell() < megabytes * MB:
             out.write(chunk)
         out.write(GRADLE_FAILURE)
-    proc = subprocess.run(
-        [sys.executable, "-c", WRAPPER, sys.executable, "-c", ANALYZE_CHILD, str(log)],
-        capture_output=True, text=True, timeout=600, check=True,
-    )  # fmt: skip
-    wrapped = json.loads(proc.stdout)
-    assert wrapped["rc"] == 0, wrapped["err"]
-    report = json.loads(wrapped["out"])
-    assert wrapped["peak_mb"] < MEMORY_BOUND_MB, f"peak RSS {wrapped['peak_mb']:.0f} MB"
+    report, peak_mb = run_measured(ANALYZE_CHILD, str(log))
+    assert peak_mb < MEMORY_BOUND_MB, f"peak RSS {peak_mb:.0f} MB"
     assert report["seconds"] < OVERHEAD_BOUND_S
     assert "cannot find symbol" in report["message"]  # the first lines' error, before the flood

@@ -27,7 +27,7 @@ def _rx(*phrases: str) -> Phrases:
 # conflict between two libraries' `.so` files mentions CMake; a Jetifier transform
 # that ran out of memory sits inside "Could not resolve all files").
 _CONFIG_FIRST = _rx(
-    r"\d+ files found with path '",
+    r"(?<!\d)\d+ files found with path '",  # from a number's first digit: linear on long ones
     r"More than one file was found with OS independent path",
     r"MergeNativeLibs",
     r"Java heap space|OutOfMemoryError|GC overhead limit exceeded|\bMetaspace\b",
@@ -65,7 +65,7 @@ _TEST = _rx(
     r"AssertionFailedError|ComparisonFailure|\bAssertionError\b",
     r"expected:\s*<.*> but was:\s*<",
     r"\bFAILED\b.*::",
-    r"::\S+ FAILED\b",
+    r"(?<!:)::\S+ FAILED\b",  # from a run of colons' first: linear on a long one
     r"\b\d+ failed(?:,| in )",
     # `(?:(?!X).)*`, not `.*`, after a phrase X that a line may repeat: the same lines match (the
     # last X before the word will do), without rescanning the line from every X (quadratic).
