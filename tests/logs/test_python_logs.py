@@ -249,4 +249,4 @@ def test_large_log_is_fast():
     lines = ["Collecting foo", 'File "x", line 1', "Error: nothing", "x" * 300] * 60_000
     start = time.perf_counter()
     parse(lines)
-    assert time.perf_counter() - start < 5
+    assert time.perf_counter() - start < 15  # linear: about 4 s alone; quadratic would take minutes

@@ -15,11 +15,13 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
 import textwrap
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -130,6 +132,14 @@ WRAPPER = textwrap.dedent(
 )
 
 
+@pytest.fixture
+def scratch(tmp_path: Path) -> Iterator[Path]:
+    """`tmp_path`, emptied after the test: its logs are hundreds of megabytes, and pytest keeps
+    the temporary directories of the last three runs."""
+    yield tmp_path
+    shutil.rmtree(tmp_path, ignore_errors=True)
+
+
 def flood_project(root: Path, kinds: str, megabytes: int, head: str = "", tail: str = "") -> Path:
     """An npm project whose build prints `head`, about `megabytes` MB of `kinds`, `tail`, and fails."""
     root.mkdir()
@@ -175,10 +185,10 @@ def assert_bounded(report: dict, peak_mb: float, megabytes: int) -> None:
 
 
 @pytest.mark.parametrize("where", ["first_lines", "last_lines"])
-def test_root_error_of_a_120_mb_flood(where: str, tmp_path: Path):
+def test_root_error_of_a_120_mb_flood(where: str, scratch: Path):
     head, tail = (JAVAC_ERROR, "") if where == "first_lines" else ("", GRADLE_FAILURE)
-    project = flood_project(tmp_path / "project", CHATTER, 120, head=head, tail=tail)
-    report, peak_mb = build_in_child(project, tmp_path / "state")
+    project = flood_project(scratch / "project", CHATTER, 120, head=head, tail=tail)
+    report, peak_mb = build_in_child(project, scratch / "state")
     assert_bounded(report, peak_mb, 120)
     root = report["root"]
     if where == "first_lines":
@@ -191,9 +201,9 @@ def test_root_error_of_a_120_mb_flood(where: str, tmp_path: Path):
 
 
 @pytest.mark.parametrize("kind", sorted(FLOODS))
-def test_pathological_output_is_bounded(kind: str, tmp_path: Path):
-    project = flood_project(tmp_path / "project", FLOODS[kind], 100, tail=JAVAC_ERROR)
-    report, peak_mb = build_in_child(project, tmp_path / "state")
+def test_pathological_output_is_bounded(kind: str, scratch: Path):
+    project = flood_project(scratch / "project", FLOODS[kind], 100, tail=JAVAC_ERROR)
+    report, peak_mb = build_in_child(project, scratch / "state")
     assert_bounded(report, peak_mb, 100)
     root = report["root"]
     if kind == "dense_errors":  # the first of 600,000 compiler errors, as on a small log
@@ -246,9 +256,9 @@ ANALYZE_CHILD = textwrap.dedent(
 
 
 @pytest.mark.parametrize(("encoding", "megabytes"), [("utf-8", 100), ("utf-16", 200)])
-def test_analyze_a_huge_log_file(encoding: str, megabytes: int, tmp_path: Path):
+def test_analyze_a_huge_log_file(encoding: str, megabytes: int, scratch: Path):
     chunk = "".join(f"[worker-{n % 8}] ERROR request {n} failed: upstream timeout\n" for n in range(20_000))
-    log = tmp_path / "huge.log"
+    log = scratch / "huge.log"
     with open(log, "w", encoding=encoding) as out:  # utf-16 writes a byte-order mark first
         out.write(JAVAC_ERROR)
         while out.tell() < megabytes * MB:

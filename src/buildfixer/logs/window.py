@@ -30,8 +30,6 @@ TAIL_LINES = 20_000
 # that a parser's regex over a line stays cheap.
 MAX_LINE_CHARS = 4096
 _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
-
-
 # The line `skipped_marker` writes.
 _MARKER_LINE = re.compile(
     r"^\[\.\.\. [\d,]+ (?:bytes|characters) of the log skipped here \.\.\.\]$", re.MULTILINE

@@ -34,10 +34,6 @@ OUTPUT_ROOM = DEFAULT_OUTPUT_LIMIT - 2_000
 CONDENSED_TOKENS = 2_000
 # Lines of output a condensed view shows when there is no error to analyze (a successful build).
 _SUCCESS_TAIL = 15
-# Bytes of a long output read from its start and its end for a view (the middle is skipped
-# unread): enough to fill OUTPUT_ROOM after cleaning drops progress bars and download lines.
-VIEW_HEAD_BYTES = 256 * 1024
-VIEW_TAIL_BYTES = 1024 * 1024
 
 # Arguments the build plans add for their own reasons; the status line leaves them out.
 _PLUMBING = {
@@ -114,7 +110,7 @@ def clean_output(text: str) -> str:
 def _log_text(result: BuildResult) -> str:
     """The build's output (its beginning and end when long), cleaned; the captured tail when unreadable."""
     try:
-        data = read_window(result.log_path, VIEW_HEAD_BYTES, VIEW_TAIL_BYTES)
+        data = read_window(result.log_path)  # a long log's middle is skipped unread
     except OSError:
         return clean_output(result.output_tail)
     return clean_output(decode_output(data))
@@ -199,7 +195,7 @@ def run_command(
             [BuildStep(argv)], cwd=ctx.root, env=env, log_path=log, timeout_s=timeout_s, owner=owner
         )
         kill_owned(owner)  # nothing a command started outlives it
-        text = decode_output(read_window(log, VIEW_HEAD_BYTES, VIEW_TAIL_BYTES))
+        text = decode_output(read_window(log))  # a flood's middle is skipped unread
     finally:
         log.unlink(missing_ok=True)
     first, _, rest = text.partition("\n")
