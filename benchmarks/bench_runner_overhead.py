@@ -25,7 +25,7 @@ from buildfixer.examples import materialize_base
 
 
 def bare_command(project: Path) -> tuple[list[str], dict[str, str]]:
-    options = BuildOptions()
+    options = BuildOptions(sandbox="none")
     system = detect_build_system(project)
     plan = SYSTEMS[system].plan(project, options, resolve_jdk(None))
     env = {**os.environ, **plan.env}
@@ -44,7 +44,7 @@ def run(argv: list[str], cwd: Path, env: dict[str, str] | None = None) -> float:
 def in_process(project: Path) -> float:
     """The runner without interpreter start-up: what the bench harness and agent tools pay."""
     start = time.perf_counter()
-    result, _ = build_and_analyze(project)
+    result, _ = build_and_analyze(project, BuildOptions(sandbox="none"))
     elapsed = time.perf_counter() - start
     if not result.ok:
         raise SystemExit(f"build failed: {result.log_path}")
@@ -60,7 +60,8 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--projects", nargs="+", default=["maven-app", "gradle-app"])
     args = parser.parse_args()
-    cli = [sys.executable, "-m", "buildfixer", "build", "--json"]
+    # Unsandboxed, like the bare command: the sandbox has its own benchmark (bench_sandbox_overhead.py).
+    cli = [sys.executable, "-m", "buildfixer", "build", "--no-sandbox", "--json"]
     with tempfile.TemporaryDirectory() as tmp:
         for name in args.projects:
             project = materialize_base(name, Path(tmp) / name)
