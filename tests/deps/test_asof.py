@@ -404,7 +404,10 @@ def test_python_plan_of_a_date(tmp_path: Path) -> None:
     installs = [s for s in plan.steps if "install" in s.argv]
     flags = ["--disable-pip-version-check", "--progress-bar", "off"]
     url = installs[0].argv[installs[0].argv.index("--index-url") + 1]
-    assert url.startswith("http://127.0.0.1:") and url.endswith("/20220601T000000Z/simple/")
+    # Sandboxed (the default), the index on our loopback is reached through the egress proxy.
+    assert url.startswith("http://buildfixer-host.internal:") and url.endswith("/20220601T000000Z/simple/")
+    unconfined = python.plan(project, plan_options(tmp_path, as_of="2022-06-01", sandbox="none"), None)
+    assert "http://127.0.0.1:" in " ".join(unconfined.steps[1].argv)
     dated = [*flags, "--index-url", url]
     assert [s.argv[s.argv.index("install") + 1 :] for s in installs] == [
         [*dated, "-r", "requirements-dev.txt"],  # no pip upgrade: the venv's own pip will do
@@ -654,6 +657,20 @@ def fake_wheel(directory: Path, name: str, version: str) -> Path:
         wheel.writestr(f"{info}/WHEEL", "Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n")
         wheel.writestr(f"{info}/RECORD", "")
     return path
+
+
+@pytest.mark.slow
+def test_sandboxed_python_build_reaches_the_dated_index(tmp_path: Path) -> None:
+    project = tmp_path / "p"
+    project.mkdir()
+    (project / "pyproject.toml").write_text(
+        '[project]\nname = "p"\nversion = "1"\ndependencies = ["packaging"]\n'
+    )
+    (project / "p.py").write_text("import packaging\n")
+    state = tmp_path / "state"
+    result = build_project(project, BuildOptions(state_dir=state, as_of="2022-06-01T00:00:00Z"))
+    assert result.status == "success", Path(result.log_path).read_text()[-3000:]
+    assert site_packages(state)["packaging"] == "21.3"  # 22.0 came out in 2022-12
 
 
 @pytest.mark.slow

@@ -130,15 +130,16 @@ def test_other_workspaces_trajectories_and_mirrors_are_hidden(tmp_path: Path, ho
     assert CANARY not in output
 
 
-def test_offline_shell_cannot_reach_host_loopback(tmp_path: Path, home: Path) -> None:
+@pytest.mark.parametrize("offline", [True, False], ids=["offline", "online"])
+def test_shell_cannot_reach_host_loopback(offline: bool, tmp_path: Path, home: Path) -> None:
     server = socket.socket()
     server.bind(("127.0.0.1", 0))
     server.listen()
     port = server.getsockname()[1]
     accepted: list[socket.socket] = []
     threading.Thread(target=lambda: accepted.append(server.accept()[0]), daemon=True).start()
-    _, run = shell(tmp_path, offline=True)
-    run.call({"shell_command": f"exec 3<>/dev/tcp/127.0.0.1/{port} && echo CONNECTED"})
+    _, run = shell(tmp_path, offline=offline)
+    run.call({"shell_command": f"exec 3<>/dev/tcp/127.0.0.1/{port} && echo IN; curl -m 5 127.0.0.1:{port}"})
     server.close()
     assert not accepted
 

@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 from buildfixer.buildsys import gradle, maven, npm, python
+from buildfixer.buildsys.egress import proxy_environment
 from buildfixer.buildsys.environment import build_environment
 from buildfixer.buildsys.jdk import Jdk, default_jdk, find_jdk
 from buildfixer.buildsys.options import BuildOptions
@@ -90,12 +91,13 @@ def build_project(
     if options.sandbox != "none":
         confinement = confinement_for(project, options)
         env["HOME"], env["TMPDIR"] = confinement.home, "/tmp"
+        env = proxy_environment(env) if confinement.network else env
         prefix = get_sandbox(options.sandbox).wrap([], confinement)
         if options.warm:  # one sandbox for all builds of the project: its daemon stays warm inside
             session = session_for(project, prefix)
         else:  # the cold protocol: each step in a sandbox of its own, nothing outlives it
-            for step in plan.steps:
-                step.argv = [*prefix, *step.argv]
+            for step in plan.steps:  # the log shows the step, not the sandbox's command line
+                step.label, step.argv = step.label or " ".join(step.argv), [*prefix, *step.argv]
     run = run_steps(
         plan.steps, cwd=project, env=env, log_path=log_path, timeout_s=options.timeout_s, owner=owner,
         session=session,

@@ -9,10 +9,12 @@ import re
 import shutil
 import sys
 import tomllib
+import urllib.parse
 from pathlib import Path
 from typing import Any
 
 from buildfixer.buildsys import dated_index, poetry
+from buildfixer.buildsys.egress import expose_loopback
 from buildfixer.buildsys.jdk import Jdk
 from buildfixer.buildsys.options import BuildOptions
 from buildfixer.buildsys.plan import Plan, files_digest, stamp_matches
@@ -224,6 +226,10 @@ def _dated_index(as_of: str, options: BuildOptions) -> tuple[list[str], dict[str
     `extra-index-url` in a pip configuration file, and such options inside requirements files.
     """
     url = dated_index.index_url(as_of, options.cache_dir, options.extra_env.get("PIP_INDEX_URL"))
+    trusted = {}
+    if options.sandbox != "none":  # the sandbox has a loopback of its own: reach ours via the proxy
+        url = expose_loopback(url)
+        trusted = {"PIP_TRUSTED_HOST": urllib.parse.urlsplit(url).hostname or ""}  # plain http, not loopback
     inherited = {**os.environ, **options.extra_env}
     no_proxy = inherited.get("no_proxy") or inherited.get("NO_PROXY")
     env = {
@@ -231,4 +237,4 @@ def _dated_index(as_of: str, options: BuildOptions) -> tuple[list[str], dict[str
         "PIP_EXTRA_INDEX_URL": "",
         "no_proxy": f"{no_proxy},127.0.0.1" if no_proxy else "127.0.0.1",
     }
-    return ["--index-url", url], env
+    return ["--index-url", url], {**env, **trusted}

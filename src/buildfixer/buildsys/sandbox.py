@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
 
+from buildfixer.buildsys import egress, netns
 from buildfixer.buildsys.jdk import discover_jdks
 from buildfixer.buildsys.options import BuildOptions
 from buildfixer.buildsys.plan import executable
@@ -110,6 +111,7 @@ def confinement_for(
     return Confinement(
         writable=writable,
         network=not options.offline,
+        allowed_hosts=egress.allowed_hosts(),
         hidden=tuple(sorted(hide)),
         readable=tuple(readable),
         frozen=tuple(gradle_home / name for name in _GRADLE_HOOKS),
@@ -179,10 +181,13 @@ def bwrap_prefix(confinement: Confinement) -> list[str]:
         if path.is_dir() and any(path.is_relative_to(w) for w in confinement.writable):
             argv += ["--tmpfs", str(path)]
     argv += ["--dir", confinement.home]
+    # Never the host's network: offline, a namespace of its own (loopback only); with network, the
+    # namespace all such sandboxes share, whose only way out is the registries' proxy.
+    join = netns.join_prefix(confinement.allowed_hosts) if confinement.network else []
     if not confinement.network:
         argv.append("--unshare-net")
     # A new session: the command cannot push input into the caller's terminal (TIOCSTI).
-    return [*argv, "--new-session", "--die-with-parent", "--"]
+    return [*join, *argv, "--new-session", "--die-with-parent", "--"]
 
 
 def _ensure_placeholder(path: Path) -> None:

@@ -77,7 +77,9 @@ class Confinement:
 
     Attributes:
         writable: Directories it may write (the workspace, the build's state, the shared caches).
-        network: Whether it may use the network; without, it has loopback only.
+        network: Whether it may reach the network, and then only `allowed_hosts` (the package
+            registries) over HTTP(S); without, it has loopback only.
+        allowed_hosts: Hosts a command with network may reach (`.suffix` entries match subdomains).
         hidden: Directories and files replaced by empty ones (home directories, buildfixer's
             cache, host secrets such as /etc/shadow).
         readable: Paths inside hidden ones that stay visible read-only (a JDK under a home directory).
@@ -88,6 +90,7 @@ class Confinement:
 
     writable: tuple[Path, ...]
     network: bool
+    allowed_hosts: tuple[str, ...] = ()
     hidden: tuple[Path, ...] = ()
     readable: tuple[Path, ...] = ()
     frozen: tuple[Path, ...] = ()

@@ -27,6 +27,7 @@ from buildfixer.buildsys.project import resolve_jdk, stop_daemons
 from buildfixer.curate.history import History
 from buildfixer.harness import grading
 from buildfixer.logs.excerpt import log_excerpt
+from buildfixer.logs.text import read_log
 from buildfixer.workspace.workspace import Workspace
 
 _MAX_ERRORS = 5
@@ -227,7 +228,7 @@ class StateBuilder:
                 result, _ = build_and_analyze(ws.root, options, system)
                 log = ""
                 if result.status != "success":
-                    raw = Path(result.log_path).read_text(encoding="utf-8", errors="replace")
+                    raw = read_log(result.log_path, strict=False)  # a flood: its head and tail
                     log = log_excerpt(raw, ws.root, options.cache_dir)
                 errors = [e.to_dict() for e in result.errors[:_MAX_ERRORS]]
                 records.append(BuildRecord(result.status, result.category, errors, log, result.duration_s))

@@ -192,7 +192,12 @@ def run_command(
     owner = f"{ctx.options.owner_token(ctx.root)}-{kind}"
     try:
         run = run_steps(
-            [BuildStep(argv)], cwd=ctx.root, env=env, log_path=log, timeout_s=timeout_s, owner=owner
+            [BuildStep(argv, label=kind)],
+            cwd=ctx.root,
+            env=env,
+            log_path=log,
+            timeout_s=timeout_s,
+            owner=owner,
         )
         kill_owned(owner)  # nothing a command started outlives it
         text = decode_output(read_window(log))  # a flood's middle is skipped unread

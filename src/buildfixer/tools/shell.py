@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 
 from buildfixer.buildsys import gradle, maven
+from buildfixer.buildsys.egress import proxy_environment
 from buildfixer.buildsys.environment import build_environment
 from buildfixer.buildsys.jdk import Jdk, default_jdk, discover_jdks
 from buildfixer.buildsys.plan import java_env
@@ -64,7 +65,7 @@ def shell_env(ctx: ToolContext) -> dict[str, str]:
     if ctx.build_system == "python" and (venv / "bin" / "python").exists():
         env["VIRTUAL_ENV"] = str(venv)
         env["PATH"] = f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}"
-    return env
+    return env if ctx.options.offline else proxy_environment(env)
 
 
 def run_in_sandbox(ctx: ToolContext, command: str) -> str:
@@ -77,9 +78,8 @@ def run_in_sandbox(ctx: ToolContext, command: str) -> str:
     hidden = [ctx.options.state_for(ctx.root) / "gradle-daemons"]
     # No git history either: a benchmark's mirror holds commits after the one being repaired.
     confinement = confinement_for(ctx.root, ctx.options, hidden, git_metadata=False)
-    argv = Bubblewrap().wrap(["bash", "-c", command], confinement)
-    end = argv.index("--")
-    argv[end:end] = ["--chdir", str(ctx.root)]
+    prefix = Bubblewrap().wrap([], confinement)  # ends with bwrap's "--"
+    argv = [*prefix[:-1], "--chdir", str(ctx.root), "--", "bash", "-c", command]
     run, output = run_command(ctx, argv, shell_env(ctx), ctx.shell_timeout_s, "shell")
     output = strip_ansi(output.replace("\r\n", "\n")).rstrip("\n")
     if run.timed_out:
@@ -93,7 +93,7 @@ def run_in_sandbox(ctx: ToolContext, command: str) -> str:
 
 
 def _describe(ctx: ToolContext) -> str:
-    network = "no network access" if ctx.options.offline else "network access is available"
+    network = "no network access" if ctx.options.offline else "network access to the package registries only"
     return (
         f" Each command starts a fresh shell (exports and cd do not carry over) and may run at most "
         f"{ctx.shell_timeout_s:g}s; {network}."
@@ -143,8 +143,8 @@ def guidance(ctx: ToolContext) -> str:
         f"- Commands run with bash in the project root ({ctx.root}), each in a fresh shell: an `export` "
         "or `cd` lasts for that command only, so chain steps with `&&` in one command.",
         f"- A command may run for at most {ctx.shell_timeout_s:g}s; "
-        + ("there is no network access, so dependencies must come from the caches."
-           if ctx.options.offline else "network access is available."),
+        + ("there is no network access, so dependencies must come from the caches." if ctx.options.offline
+           else "the package registries (Maven, Gradle, PyPI, npm) are the only network."),
     ]  # fmt: skip
     jdks = {
         j.version: j for j in discover_jdks() if not ctx.installed_jdks or j.version in ctx.installed_jdks

@@ -43,6 +43,7 @@ from buildfixer.buildsys.project import stop_daemons
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.examples import EXAMPLES_DIR, materialize_base
 from buildfixer.logs.excerpt import normalize_log
+from buildfixer.logs.text import read_log
 
 REPOS: tuple[RepoSpec, ...] = (WORDSTATS, INVENTORY, SEMVERKIT, CART)
 
@@ -185,7 +186,7 @@ def record_error_log(record: dict[str, object], data_dir: Path) -> str:
         ws = checkout(instance, data_dir, options.cache_dir)
         try:
             result, _ = build_and_analyze(ws.root, options, instance.build_system)
-            log = Path(result.log_path).read_text(encoding="utf-8", errors="replace")
+            log = read_log(result.log_path, strict=False)  # a flood: its head and tail
         finally:
             stop_daemons(ws.root, options)
             ws.reset()
