@@ -74,7 +74,7 @@ def wrapper_distribution(project: Path, gradle_homes: list[Path]) -> Path | None
 
 def plan(project: Path, options: BuildOptions, jdk: Jdk | None) -> Plan:
     """The Gradle command: tasks, plain console, shared user home, per-project daemon registry."""
-    user_home = options.cache_dir / "gradle"
+    user_home = options.gradle_home
     state = options.state_for(project)
     dist = wrapper_distribution(project, [user_home, Path.home() / ".gradle"])
     tools: dict[str, str] = {}

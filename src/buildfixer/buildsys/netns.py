@@ -1,13 +1,13 @@
-"""The one network namespace that sandboxes with network share, and the process that keeps it.
+"""The network namespaces sandboxes share (one online, one offline), and the process that keeps each.
 
 Why shared rather than one per sandbox: Gradle processes that share a Gradle home take turns on
 its cache locks by pinging each other over UDP on loopback; a build in a namespace of its own never
-hears the ping, and another build waits 60 s for the lock and fails. So every sandbox that may use
-the network joins one namespace (loopback only, no route out), per user, kept by a small holder
-process. The holder runs `egress`'s proxy outside and a forwarder inside (loopback
-`egress.PROXY_PORT` -> the proxy's Unix socket), and exits when no buildfixer process uses it
-any more (each one holds a shared lock on `clients.lock` for its lifetime, so even `kill -9` of
-all of them ends it within seconds). Offline sandboxes keep a namespace of their own.
+hears the ping, and another build waits 60 s for the lock and fails. So sandboxes join one
+namespace (loopback only, no route out) per user and kind, kept by a small holder process. The
+online holder also runs `egress`'s proxy outside and a forwarder inside (loopback
+`egress.PROXY_PORT` -> the proxy's Unix socket); the offline one has no way out at all. A holder
+exits when no buildfixer process uses it any more (each one holds a shared lock on `clients.lock`
+for its lifetime, so even `kill -9` of all of them ends it within seconds).
 
 A sandbox joins with `nsenter` and then checks that it is in the namespace the holder reported
 before anything runs, so a holder that died (and a reused pid) can never place it elsewhere.
@@ -76,12 +76,12 @@ _registered: dict[Path, int] = {}
 _lock = threading.Lock()
 
 
-def join_prefix(allowed: tuple[str, ...]) -> list[str]:
-    """The command prefix that runs what follows in the shared namespace, with `allowed` hosts."""
+def join_prefix(online: bool, allowed: tuple[str, ...] = ()) -> list[str]:
+    """The command prefix that runs what follows in the shared namespace (online: `allowed` hosts)."""
     nsenter = executable("nsenter")
     if nsenter is None:
-        raise BuildfixerError("sandboxes with network need nsenter (apt-get install util-linux)")
-    directory = state_dir()
+        raise BuildfixerError("sandboxes need nsenter (apt-get install util-linux)")
+    directory = state_dir("online" if online else "offline")
     with _lock:
         _register(directory, allowed)
         pid, net = _running_holder(directory) or _start_holder(directory)
@@ -89,12 +89,12 @@ def join_prefix(allowed: tuple[str, ...]) -> list[str]:
     return [*join, "/bin/sh", "-c", _CHECK, f"net:[{net}]"]
 
 
-def state_dir() -> Path:
-    """The holder's directory for this user (private: mode 0700, owned by us, not a link)."""
+def state_dir(kind: str) -> Path:
+    """The directory of this user's holder of a kind (private: mode 0700, owned by us, not a link)."""
     base = Path(os.environ.get("XDG_RUNTIME_DIR") or tempfile.gettempdir())
     # Per version of the holder's code: a holder left by another buildfixer is never joined.
     code = hashlib.sha256(Path(__file__).read_bytes() + Path(egress.__file__).read_bytes()).hexdigest()
-    directory = base / f"buildfixer-egress-{os.getuid()}-{code[:10]}"
+    directory = base / f"buildfixer-net-{os.getuid()}-{code[:10]}-{kind}"
     try:
         directory.mkdir(mode=0o700, exist_ok=True)
         info = os.lstat(directory)
@@ -173,7 +173,7 @@ def _allowed_hosts(directory: Path) -> tuple[str, ...]:
 
 
 def hold(directory: Path) -> int:
-    """The holder: proxy outside, forwarder inside a new namespace, until no client is left."""
+    """The holder: a new namespace (online: proxy outside, forwarder inside) until no client is left."""
     lock = os.open(directory / "holder.lock", os.O_RDWR | os.O_CREAT, 0o600)
     try:
         fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -183,12 +183,17 @@ def hold(directory: Path) -> int:
     (directory / "netns.json").unlink(missing_ok=True)
     socket_path = directory / "proxy.sock"
     socket_path.unlink(missing_ok=True)
-    server = egress.serve_proxy(socket_path, lambda: _allowed_hosts(directory))  # read per request
+    online = directory.name.endswith("-online")
+    if online:
+        server = egress.serve_proxy(socket_path, lambda: _allowed_hosts(directory))  # read per request
+        inside = ["-c", FORWARDER, str(egress.PROXY_PORT), str(socket_path)]
+    else:
+        inside = ["-c", "import signal; signal.pause()"]
     read_end, write_end = os.pipe()
     bwrap = executable("bwrap") or "bwrap"
     argv = [bwrap, "--unshare-user", "--unshare-net", "--ro-bind", "/", "/", "--dev", "/dev",
             "--die-with-parent", "--info-fd", str(write_end), "--",
-            sys.executable, "-I", "-c", FORWARDER, str(egress.PROXY_PORT), str(socket_path)]  # fmt: skip
+            sys.executable, "-I", *inside]  # fmt: skip
     forwarder = subprocess.Popen(argv, pass_fds=(write_end,), stdin=subprocess.DEVNULL)
     os.close(write_end)
     with os.fdopen(read_end) as info_file:
@@ -209,7 +214,8 @@ def hold(directory: Path) -> int:
     finally:
         (directory / "netns.json").unlink(missing_ok=True)
         socket_path.unlink(missing_ok=True)
-        server.shutdown()
+        if online:
+            server.shutdown()
         forwarder.kill()
         forwarder.wait()
     return 0

@@ -79,6 +79,17 @@ class BuildOptions:
         key = hashlib.sha256(str(project.resolve()).encode()).hexdigest()[:16]
         return self.cache_dir / "state" / f"{project.resolve().name}-{key}"
 
+    @property
+    def gradle_home(self) -> Path:
+        """The Gradle user home builds with these options use.
+
+        Unsandboxed builds get one of their own: Gradle processes on one home take turns on its
+        locks by pinging each other on loopback, which a sandbox's network namespace does not share
+        with the host's (each side would wait a minute and fail); and nothing a sandboxed build
+        wrote into its caches then ever runs outside a sandbox.
+        """
+        return self.cache_dir / ("gradle" if self.sandbox != "none" else "gradle-unsandboxed")
+
     def as_of_utc(self) -> str | None:
         """`as_of` normalized to "YYYY-MM-DDTHH:MM:SSZ" (what pip and npm are given); None when unset.
 

@@ -181,11 +181,9 @@ def bwrap_prefix(confinement: Confinement) -> list[str]:
         if path.is_dir() and any(path.is_relative_to(w) for w in confinement.writable):
             argv += ["--tmpfs", str(path)]
     argv += ["--dir", confinement.home]
-    # Never the host's network: offline, a namespace of its own (loopback only); with network, the
-    # namespace all such sandboxes share, whose only way out is the registries' proxy.
-    join = netns.join_prefix(confinement.allowed_hosts) if confinement.network else []
-    if not confinement.network:
-        argv.append("--unshare-net")
+    # Never the host's network: the namespace shared by all sandboxes of the kind (loopback only);
+    # online, its one way out is the registries' proxy.
+    join = netns.join_prefix(confinement.network, confinement.allowed_hosts)
     # A new session: the command cannot push input into the caller's terminal (TIOCSTI).
     return [*join, *argv, "--new-session", "--die-with-parent", "--"]
 

@@ -16,7 +16,7 @@ from buildfixer.buildsys.options import BuildOptions
 
 def gradle_homes(options: BuildOptions) -> list[Path]:
     """Gradle user homes whose caches may hold artifacts: ours, GRADLE_USER_HOME, ~/.gradle."""
-    homes = [options.cache_dir / "gradle"]
+    homes = [options.cache_dir / "gradle", options.cache_dir / "gradle-unsandboxed"]
     if os.environ.get("GRADLE_USER_HOME"):
         homes.append(Path(os.environ["GRADLE_USER_HOME"]))
     homes.append(Path.home() / ".gradle")

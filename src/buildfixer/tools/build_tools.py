@@ -185,7 +185,7 @@ def _upgrade_tool(ctx: ToolContext) -> Tool:
         """
         changes = set_gradle_version(ctx.root, version)
         result = "Changed:\n" + "\n".join(f"- {change}" for change in changes)
-        homes = [ctx.options.cache_dir / "gradle", Path.home() / ".gradle"]
+        homes = [ctx.options.gradle_home, Path.home() / ".gradle"]
         if (ctx.root / WRAPPER_PROPERTIES).is_file() and gradle.wrapper_distribution(ctx.root, homes) is None:
             system = version_from_jar_dir("gradle", "gradle-launcher")
             result += (
