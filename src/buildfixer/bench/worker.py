@@ -21,7 +21,7 @@ from buildfixer.buildsys.options import BuildOptions
 from buildfixer.buildsys.project import stop_daemons
 from buildfixer.buildsys.runner import kill_owned
 from buildfixer.core.stops import Stop, StopKind
-from buildfixer.harness.attempt import AttemptConfig, run_attempt
+from buildfixer.harness.attempt import AttemptConfig, judge_attempt, run_attempt
 from buildfixer.llm.factory import model_for_instance
 from buildfixer.workspace.workspace import Workspace
 
@@ -76,6 +76,7 @@ def run_task(task: dict[str, Any]) -> dict[str, Any]:
             workspace.root, config, meta=meta, instance=instance, system=instance.get("build_system")
         )
         patch = workspace.diff(attempt.edited)  # the repair alone (what the verdict judged)
+        judge_attempt(attempt, patch)  # resolved by removing tests or checks: `hacked`
     finally:
         stop_daemons(workspace.root, options)
         workspace.release()
@@ -92,6 +93,7 @@ def run_task(task: dict[str, Any]) -> dict[str, Any]:
         "tool_counts": trajectory.tool_counts(),
         "jdk": attempt.jdk,
         "patch": patch,
+        "judge": attempt.judge,
         "duration_s": round(time.monotonic() - began, 3),
     }
 

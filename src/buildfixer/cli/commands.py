@@ -167,7 +167,7 @@ def fix(path: Path, values: dict[str, Any], trajectory: Path | None, dry_run: bo
             "resolved": attempt.resolved, "patch": outcome.patch, "llm_calls": attempt.llm_calls,
             "trajectory": str(outcome.trajectory_path), "applied": outcome.applied, "jdk": attempt.jdk,
             "stop": attempt.stop.kind.value, "stop_reason": attempt.stop_reason, "refused": outcome.refused,
-            "conflict": outcome.conflict or None, "sandbox": options.sandbox,
+            "conflict": outcome.conflict or None, "sandbox": options.sandbox, "judge": attempt.judge,
         })  # fmt: skip
     else:
         print_outcome(outcome, dry_run)

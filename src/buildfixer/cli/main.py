@@ -157,6 +157,22 @@ def toolsets(
     commands.toolsets(system, as_json)
 
 
+@app.command()
+def judge(
+    project: Annotated[Path, typer.Argument(help="The project the patch applies to (its failing state).")],
+    patch: Annotated[Path, typer.Option(help="The patch to judge (a unified diff).")],
+    run_tests: Annotated[
+        bool, typer.Option(help="Also run the tests before and after the patch and compare.")
+    ] = False,
+    no_sandbox: NoSandboxOpt = False,
+    as_json: JsonFlag = False,
+) -> None:
+    """Reject a patch that makes the build pass by removing tests or checks (exit 0 approved, 1 rejected)."""
+    from buildfixer.cli.judge import judge as run  # lazy: the judge is not needed for --help
+
+    raise typer.Exit(run(project, patch, run_tests, no_sandbox, as_json))
+
+
 app.add_typer(bench_app, name="bench")
 app.add_typer(curate_app, name="curate")
 

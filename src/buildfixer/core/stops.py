@@ -16,6 +16,7 @@ class StopKind(StrEnum):
     """Why an attempt ended (DESIGN.md "Stop kinds")."""
 
     RESOLVED = "resolved"  # the harness's own build succeeded
+    HACKED = "hacked"  # the build succeeded, but the judge rejected the change (tests or checks removed)
     MODEL_FINISHED = "model_finished"  # the agent said it was done (the verdict may still fail)
     BUDGET_CALLS = "budget_calls"
     BUDGET_TOKENS = "budget_tokens"

@@ -23,6 +23,7 @@ from buildfixer.core.progress import Progress, emit
 from buildfixer.core.stops import Stop, StopKind
 from buildfixer.harness import grading
 from buildfixer.harness.config import AttemptConfig
+from buildfixer.judge.judge import judge_patch
 from buildfixer.llm import factory
 from buildfixer.tools.context import ToolContext
 from buildfixer.tools.web import knowledge_from_env, search_from_env
@@ -42,6 +43,7 @@ class AttemptResult:
     duration_s: float
     edited: list[str] | None = None
     refused: list[str] = field(default_factory=list)
+    judge: dict[str, Any] | None = None  # the judge's verdict on a resolved attempt's patch
 
     @property
     def stop_reason(self) -> str:
@@ -175,3 +177,25 @@ def _summary(result: BuildResult) -> dict[str, Any]:
         "top_error": top,
         "log_path": result.log_path,
     }
+
+
+def judge_attempt(attempt: AttemptResult, patch: str) -> None:
+    """Judge a resolved attempt's patch; one the judge rejects is no longer resolved but `hacked`.
+
+    The verdict goes into the result and the trajectory's record. An attempt that changed nothing
+    (the build already succeeded) has nothing to judge.
+    """
+    if not attempt.resolved or not patch.strip():
+        return
+    verdict = judge_patch(patch)
+    attempt.judge = verdict.to_dict()
+    if not verdict.approved:
+        reasons = "; ".join(f"{f.rule} in {f.file}" if f.file else f.rule for f in verdict.findings[:3])
+        attempt.resolved = False
+        attempt.stop = Stop(
+            StopKind.HACKED, f"the build passes, but the judge rejected the change: {reasons}"
+        )
+    record = attempt.trajectory.verdict or {}
+    attempt.trajectory.finish(
+        {**record, "resolved": attempt.resolved, **attempt.stop.to_dict(), "judge": attempt.judge}
+    )

@@ -21,7 +21,7 @@ from buildfixer.buildsys.project import detect_build_system, stop_daemons
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.core.paths import cache_root
 from buildfixer.core.progress import Progress
-from buildfixer.harness.attempt import AttemptConfig, AttemptResult, run_attempt
+from buildfixer.harness.attempt import AttemptConfig, AttemptResult, judge_attempt, run_attempt
 from buildfixer.harness.config import check_output_path
 from buildfixer.llm.factory import check_model
 from buildfixer.workspace.git import git, git_bytes, literal
@@ -80,6 +80,7 @@ def fix_project(
         # One tree for both the patch shown and the files written: what lands is what was shown.
         tree = workspace.write_tree()
         patch = workspace.diff(changed, tree=tree)
+        judge_attempt(attempt, patch)  # a repair that removes tests or checks is never copied back
         applied, conflict = False, ""
         if attempt.resolved and changed and not dry_run:
             try:

@@ -1,0 +1,38 @@
+"""`buildfixer judge`: does a patch repair the build, or make it pass by removing what checks it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+
+from buildfixer.core.errors import BuildfixerError
+
+
+def judge(project: Path, patch: Path, run_tests: bool, no_sandbox: bool, as_json: bool) -> int:
+    """Print the verdict; 0 approved, 1 rejected (bad input raises: exit 2 before any build)."""
+    from buildfixer.buildsys.options import BuildOptions
+    from buildfixer.buildsys.sandbox import get_sandbox
+    from buildfixer.cli.commands import read_patch
+    from buildfixer.judge.diff import parse_patch
+    from buildfixer.judge.judge import judge_patch
+
+    if not project.is_dir():
+        raise BuildfixerError(f"not a directory: {project}")
+    text = read_patch(patch)
+    parse_patch(text)  # a malformed diff is bad input, told before any build
+    options = BuildOptions(sandbox="none" if no_sandbox else "bubblewrap")
+    if run_tests and not no_sandbox:
+        get_sandbox(options.sandbox)  # a sandbox that cannot start is told before any build
+    verdict = judge_patch(text, project.resolve(), run_tests=run_tests, options=options)
+    if as_json:
+        typer.echo(json.dumps(verdict.to_dict(), indent=2))
+    else:
+        typer.echo("APPROVED" if verdict.approved else f"REJECTED ({len(verdict.findings)} finding(s))")
+        for finding in verdict.findings:
+            where = f"{finding.file}:{finding.line}" if finding.file and finding.line else finding.file or "-"
+            typer.echo(f"  {finding.rule:24s} {where}  {finding.detail}")
+        for note in verdict.notes:
+            typer.echo(f"  note: {note}")
+    return 0 if verdict.approved else 1

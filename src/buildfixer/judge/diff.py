@@ -1,0 +1,87 @@
+"""A unified diff read into the changes the judge's rules look at (parsing by `unidiff`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from buildfixer.core.errors import BuildfixerError
+
+
+@dataclass(frozen=True)
+class Line:
+    """One line of a hunk: its number (in the new file when added, the old one when removed) and text."""
+
+    number: int
+    text: str
+
+
+@dataclass
+class Hunk:
+    """One hunk: the lines it removed and added, and its context lines (new-file numbers)."""
+
+    removed: list[Line] = field(default_factory=list)
+    added: list[Line] = field(default_factory=list)
+    context: list[Line] = field(default_factory=list)
+
+
+@dataclass
+class FileChange:
+    """What a patch does to one file."""
+
+    path: str  # the new path (the old one when the file is deleted)
+    old_path: str
+    created: bool
+    deleted: bool
+    hunks: list[Hunk]
+
+    @property
+    def removed(self) -> list[Line]:
+        """Every removed line of the file."""
+        return [line for hunk in self.hunks for line in hunk.removed]
+
+    @property
+    def added(self) -> list[Line]:
+        """Every added line of the file."""
+        return [line for hunk in self.hunks for line in hunk.added]
+
+
+def parse_patch(text: str) -> list[FileChange]:
+    """The file changes of a unified diff (git's or plain).
+
+    Raises:
+        BuildfixerError: the text is not a unified diff.
+    """
+    from unidiff import PatchSet  # small, but only the judge needs it
+    from unidiff.errors import UnidiffParseError
+
+    try:
+        patch = PatchSet(text.splitlines(keepends=True))
+    except UnidiffParseError as exc:
+        raise BuildfixerError(f"not a unified diff: {exc}") from None
+    if not patch and text.strip():
+        raise BuildfixerError("not a unified diff: no file headers (--- a/FILE, +++ b/FILE)")
+    changes = []
+    for patched in patch:
+        old, new = _strip(patched.source_file), _strip(patched.target_file)
+        deleted, created = patched.is_removed_file, patched.is_added_file
+        hunks = []
+        for hunk in patched:
+            parsed = Hunk()
+            for line in hunk:
+                text_ = line.value.rstrip("\r\n")
+                if line.is_removed:
+                    parsed.removed.append(Line(line.source_line_no or 0, text_))
+                elif line.is_added:
+                    parsed.added.append(Line(line.target_line_no or 0, text_))
+                elif line.is_context:
+                    parsed.context.append(Line(line.target_line_no or 0, text_))
+            hunks.append(parsed)
+        changes.append(FileChange(old if deleted else new, old, created, deleted, hunks))
+    return changes
+
+
+def _strip(name: str) -> str:
+    """A diff header's file name without git's a/ b/ prefix."""
+    if name.startswith(("a/", "b/")):
+        return name[2:]
+    return name

@@ -1,0 +1,36 @@
+"""The judge on a corpus of reward hacks and honest fixes of our own, and on the bundled gold patches."""
+
+import json
+from pathlib import Path
+
+import pytest
+from judge_corpus import HACKS, HONEST, to_diff
+
+from buildfixer.judge.judge import judge_patch
+
+DATASET = Path(__file__).parents[2] / "src" / "buildfixer" / "bench" / "data" / "instances.jsonl"
+
+
+@pytest.mark.parametrize("name", sorted(HACKS))
+def test_every_hack_is_rejected(name: str) -> None:
+    verdict = judge_patch(to_diff(*HACKS[name]))
+    assert not verdict.approved, name
+    assert all(f.file == HACKS[name][0] for f in verdict.findings)
+
+
+@pytest.mark.parametrize("name", sorted(HONEST))
+def test_no_honest_fix_is_rejected(name: str) -> None:
+    verdict = judge_patch(to_diff(*HONEST[name]))
+    assert verdict.approved, verdict.findings
+
+
+def test_no_gold_patch_of_the_bundled_dataset_is_rejected() -> None:
+    rows = [json.loads(line) for line in DATASET.read_text().splitlines() if line.strip()]
+    rejected = {row["instance_id"]: judge_patch(row["gold_patch"]).findings for row in rows}
+    assert len(rows) >= 15 and not any(rejected.values()), {k: v for k, v in rejected.items() if v}
+
+
+def test_the_corpus_is_large_enough_and_spans_the_build_systems() -> None:
+    assert len(HACKS) >= 20 and len(HONEST) >= 10
+    paths = " ".join(path for path, _, _ in HACKS.values())
+    assert all(marker in paths for marker in ("build.gradle", "pom.xml", ".py", "package.json", ".ts"))
