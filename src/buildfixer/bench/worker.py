@@ -22,6 +22,7 @@ from buildfixer.buildsys.project import stop_daemons
 from buildfixer.buildsys.runner import kill_owned
 from buildfixer.core.stops import Stop, StopKind
 from buildfixer.harness.attempt import AttemptConfig, judge_attempt, run_attempt
+from buildfixer.harness.remember import remember
 from buildfixer.llm.factory import model_for_instance
 from buildfixer.workspace.workspace import Workspace
 
@@ -77,6 +78,7 @@ def run_task(task: dict[str, Any]) -> dict[str, Any]:
         )
         patch = workspace.diff(attempt.edited)  # the repair alone (what the verdict judged)
         judge_attempt(attempt, patch)  # resolved by removing tests or checks: `hacked`
+        remember(attempt.initial, attempt.resolved, attempt.edited, patch, options.cache_dir, instance)
     finally:
         stop_daemons(workspace.root, options)
         workspace.release()

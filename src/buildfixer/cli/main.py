@@ -12,6 +12,7 @@ import typer
 
 from buildfixer.cli.bench import bench_app
 from buildfixer.cli.curate import curate_app
+from buildfixer.cli.memory import memory_app
 from buildfixer.cli.settings import (
     ATTEMPT_OPTIONS,
     AgentOpt,
@@ -175,6 +176,7 @@ def judge(
 
 app.add_typer(bench_app, name="bench")
 app.add_typer(curate_app, name="curate")
+app.add_typer(memory_app, name="memory")
 
 
 def _terminated(signum: int, frame: object) -> None:

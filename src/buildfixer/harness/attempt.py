@@ -23,6 +23,7 @@ from buildfixer.core.progress import Progress, emit
 from buildfixer.core.stops import Stop, StopKind
 from buildfixer.harness import grading
 from buildfixer.harness.config import AttemptConfig
+from buildfixer.harness.remember import knowledge_for
 from buildfixer.judge.judge import judge_patch
 from buildfixer.llm import factory
 from buildfixer.tools.context import ToolContext
@@ -109,6 +110,7 @@ def run_attempt(
     began = time.monotonic()
     agent = get_agent(config.agent_name())
     ctx = make_context(root, config, system)
+    ctx.knowledge = ctx.knowledge or knowledge_for(config.options.cache_dir, ctx.build_system, instance)
     ctx.ledger = EditLedger.open(root)
     trajectory = Trajectory(config.trajectory_path)
     trajectory.meta = {

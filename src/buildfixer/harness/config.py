@@ -312,4 +312,3 @@ def read_config_file(path: Path) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise BuildfixerError(f"config file {path}: expected a table of settings at the top")
     return {str(key).replace("-", "_"): value for key, value in data.items()}
-

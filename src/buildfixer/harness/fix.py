@@ -23,6 +23,7 @@ from buildfixer.core.paths import cache_root
 from buildfixer.core.progress import Progress
 from buildfixer.harness.attempt import AttemptConfig, AttemptResult, judge_attempt, run_attempt
 from buildfixer.harness.config import check_output_path
+from buildfixer.harness.remember import remember
 from buildfixer.llm.factory import check_model
 from buildfixer.workspace.git import git, git_bytes, literal
 from buildfixer.workspace.owners import owner_is_dead
@@ -81,6 +82,7 @@ def fix_project(
         tree = workspace.write_tree()
         patch = workspace.diff(changed, tree=tree)
         judge_attempt(attempt, patch)  # a repair that removes tests or checks is never copied back
+        remember(attempt.initial, attempt.resolved, edited, patch, config.options.cache_dir)
         applied, conflict = False, ""
         if attempt.resolved and changed and not dry_run:
             try:

@@ -1,0 +1,122 @@
+"""Bodies of the `buildfixer memory` commands."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+
+import typer
+
+from buildfixer.core.errors import BuildfixerError
+from buildfixer.core.paths import cache_root
+from buildfixer.memory.select import rank
+from buildfixer.memory.sources import read_entries
+from buildfixer.memory.store import Entry, FixMemory, default_path
+
+SYSTEMS = ("gradle", "maven", "python", "npm")
+
+
+def default_db() -> Path:
+    """The memory's database in the cache directory."""
+    return default_path(cache_root())
+
+
+def _open(db: Path | None) -> FixMemory:
+    path = db or default_db()
+    if path.is_dir():
+        raise BuildfixerError(f"--db {path} is a directory, not a database file")
+    return FixMemory(path)
+
+
+def add(error: str, patch: Path | None, note: str | None, category: str | None, system: str | None,
+        db: Path | None) -> None:  # fmt: skip
+    """`memory add`."""
+    from buildfixer.cli.commands import read_patch
+    from buildfixer.judge.diff import parse_patch
+
+    if (patch is None) == (note is None):
+        raise BuildfixerError("give exactly one of --patch (a fix) or --note (advice)")
+    if system is not None and system not in SYSTEMS:
+        raise BuildfixerError(f"unknown build system {system!r} (known: {', '.join(SYSTEMS)})")
+    if not error.strip():
+        raise BuildfixerError("--error is empty")
+    if patch is not None:
+        text = read_patch(patch)
+        files = [change.path for change in parse_patch(text)]
+        entry = Entry("repair", error, category, system, files, text)
+    else:
+        entry = Entry("note", error, category, system, [], note or "")
+    with _open(db) as memory:
+        added = memory.add(entry)
+    typer.echo(f"added entry {added}" if added else "already remembered")
+
+
+def import_(source: Path, db: Path | None) -> None:
+    """`memory import`: test and validation splits are never imported (they would leak into benchmarks)."""
+    if not source.exists():
+        raise BuildfixerError(f"no such file or directory: {source}")
+    entries = read_entries(source)
+    kept = [e for e in entries if e.split in (None, "train")]
+    with _open(db) as memory:
+        added = memory.add_many(kept)
+    skipped = len(entries) - len(kept)
+    note = f"; {skipped} of a test or validation split left out" if skipped else ""
+    typer.echo(f"imported {added} new entries of {len(entries)} read{note}")
+
+
+def search(error: str, limit: int, system: str | None, db: Path | None, as_json: bool) -> None:
+    """`memory search`."""
+    with _open(db) as memory:
+        hits = rank(memory.search(error, limit=limit * 3, build_system=system))[:limit]
+    if as_json:
+        typer.echo(json.dumps([hit.to_dict() for hit in hits], indent=2))
+        return
+    if not hits:
+        typer.echo("no remembered fix matches")
+    for hit in hits:
+        first = hit.error.splitlines()[0][:100]
+        record = f"used {hit.uses}, worked {hit.successes}"
+        typer.echo(
+            f"#{hit.id} {hit.kind} [{hit.build_system or '-'}/{hit.category or '-'}] {record}: {first}"
+        )
+        if hit.files:
+            typer.echo(f"    files: {', '.join(hit.files[:5])}")
+
+
+def stats(db: Path | None, as_json: bool) -> None:
+    """`memory stats`."""
+    with _open(db) as memory:
+        numbers = memory.stats()
+    if as_json:
+        typer.echo(json.dumps(numbers, indent=2))
+        return
+    typer.echo(
+        f"{numbers['entries']} entries, offered {numbers['uses']} times, {numbers['successes']} worked"
+    )
+    for key in ("by_kind", "by_build_system", "by_category"):
+        parts = ", ".join(f"{name} {count}" for name, count in numbers[key].items())
+        typer.echo(f"  {key.removeprefix('by_').replace('_', ' ')}: {parts or '-'}")
+
+
+def export(out: Path, db: Path | None) -> None:
+    """`memory export`: written whole or not at all."""
+    if out.is_dir():
+        raise BuildfixerError(f"--out {out} is a directory")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with _open(db) as memory:
+        handle, name = tempfile.mkstemp(prefix=f".{out.name}.", dir=out.parent)
+        count = 0
+        try:
+            with os.fdopen(handle, "w", encoding="utf-8") as file:
+                for entry in memory.entries():
+                    data = entry.to_dict()
+                    data.pop("score", None)
+                    file.write(json.dumps(data) + "\n")
+                    count += 1
+            os.replace(name, out)
+        except BaseException:
+            Path(name).unlink(missing_ok=True)
+            raise
+    typer.echo(f"wrote {count} entries to {out}")

@@ -1,0 +1,53 @@
+"""`ask_for_help` answered from the fix memory (a `tools.context.KnowledgeBase`).
+
+In a benchmark the memory is read as the instance's world was: only entries made before its
+`created_at`, never its own, never a test split (`Horizon`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from buildfixer.memory.select import rank
+from buildfixer.memory.store import FixMemory
+
+_TOP = 3
+_PATCH_CHARS = 2_500
+
+
+@dataclass(frozen=True)
+class Horizon:
+    """What a reader of the memory may see: entries before `as_of`, not those of `instance_id`."""
+
+    as_of: str | None = None
+    instance_id: str | None = None
+
+
+class MemoryKnowledgeBase:
+    """Past fixes of similar errors, most relevant and most successful first."""
+
+    def __init__(self, path: Path, build_system: str | None = None, horizon: Horizon = Horizon()) -> None:
+        """Read the memory at `path` (opened per question: it may be written meanwhile)."""
+        self.path = path
+        self.build_system = build_system
+        self.horizon = horizon
+
+    def answer(self, question: str) -> str:
+        """The best remembered fixes for the question (an error message), with their patches."""
+        with FixMemory(self.path) as memory:
+            hits = memory.search(
+                question, limit=_TOP * 3, build_system=self.build_system, as_of=self.horizon.as_of,
+                exclude_instance=self.horizon.instance_id,
+            )  # fmt: skip
+        best = rank(hits)[:_TOP]
+        if not best:
+            return "the fix memory has nothing that matches the question"
+        parts = []
+        for hit in best:
+            record = f"offered {hit.uses} times, worked {hit.successes}" if hit.uses else "not offered before"
+            body = hit.patch if len(hit.patch) <= _PATCH_CHARS else hit.patch[:_PATCH_CHARS] + "\n[...]"
+            label = "note" if hit.kind == "note" else "fix"
+            parts.append(f"## Past {label} #{hit.id} ({hit.category or 'uncategorised'}, {record})\n"
+                         f"Error:\n{hit.error}\n\n{body.strip()}")  # fmt: skip
+        return f"{len(best)} past fix(es) of similar errors:\n\n" + "\n\n".join(parts)
