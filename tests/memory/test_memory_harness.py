@@ -1,4 +1,4 @@
-"""The fix memory in the harness: repairs remembered, ask_for_help answered, nothing leaks into a benchmark."""
+"""The fix memory in the harness: repairs remembered, ask_for_help answered, no leak into a benchmark."""
 
 import json
 import subprocess
@@ -48,7 +48,7 @@ def test_fix_remembers_its_repair_and_a_later_fix_is_offered_it(tmp_path: Path) 
     script = tmp_path / "script.json"
     fixed = {"path": "stats.py", "content": "def mean(values):\n    return sum(values) / len(values)\n"}
     script.write_text(json.dumps([
-        {"tool_calls": [{"name": "ask_for_help", "arguments": {"question": "assert mean([1, 2]) == 1.5 fails"}}]},
+        {"tool_calls": [{"name": "ask_for_help", "arguments": {"question": "assert mean([1, 2]) == 1.5"}}]},
         {"tool_calls": [{"name": "write_file", "arguments": fixed}]},
         {"content": "done"},
     ]))  # fmt: skip

@@ -80,6 +80,8 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Path:
     _write(w / "malformed.jsonl", '{"instance_id": "x", \n')
     _write(w / "empty.jsonl", "")
     _write(w / "not-a-diff.patch", "this is not a diff\n")
+    _write(w / "broken-hunk.patch", "--- a/x\n+++ b/x\n@@ -1,2 +1,9 @@\n-a\n")
+    _write(w / "gold.patch", "--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n-a = 1\n+a = 2\n")
     _write(w / "binary.log", "".join(map(chr, range(256))) * 8)
     (w / "binary.log").write_bytes(bytes(range(256)) * 64)
     _write(w / "bad-script.json", '[{"content": "unterminated')
@@ -122,6 +124,7 @@ LLM = ["curate", "llm", "{w}/repo", "--out", "{w}/data/d.jsonl"]
 SPLIT = ["curate", "split", "{w}/dataset.jsonl", "--out", "{w}/splits"]
 
 # Each case: the arguments of one bad command line (every provider key is unset for all of them).
+MEMORY_ADD = ["memory", "add", "--error", "boom"]
 CASES: dict[str, list[str]] = {
     # -- buildfixer (no command, unknown command) ----------------------------------------------
     "top: unknown command": ["nosuchcommand"],
@@ -149,6 +152,29 @@ CASES: dict[str, list[str]] = {
     "build: empty task": [*BUILD, "--task", ""],
     "build: extra argument": [*BUILD, "{w}/project"],
     # -- analyze -------------------------------------------------------------------------------
+    "judge: missing project": ["judge", "{w}/nope", "--patch", "{w}/gold.patch"],
+    "judge: project is a file": ["judge", "{w}/file.txt", "--patch", "{w}/gold.patch"],
+    "judge: no patch given": ["judge", "{w}/project"],
+    "judge: patch missing": ["judge", "{w}/project", "--patch", "{w}/nope.patch"],
+    "judge: patch is a dir": ["judge", "{w}/project", "--patch", "{w}/emptydir"],
+    "judge: patch not a diff": ["judge", "{w}/project", "--patch", "{w}/not-a-diff.patch"],
+    "judge: patch with a broken hunk": ["judge", "{w}/project", "--patch", "{w}/broken-hunk.patch"],
+    "memory add: no error": ["memory", "add", "--note", "advice"],
+    "memory add: empty error": ["memory", "add", "--error", " ", "--note", "advice"],
+    "memory add: neither patch nor note": ["memory", "add", "--error", "boom"],
+    "memory add: patch and note": [*MEMORY_ADD, "--note", "x", "--patch", "{w}/gold.patch"],
+    "memory add: patch not a diff": ["memory", "add", "--error", "boom", "--patch", "{w}/not-a-diff.patch"],
+    "memory add: unknown build system": [*MEMORY_ADD, "--note", "x", "--build-system", "ant"],
+    "memory add: db is a dir": ["memory", "add", "--error", "boom", "--note", "x", "--db", "{w}/emptydir"],
+    "memory import: missing source": ["memory", "import", "{w}/nope.jsonl"],
+    "memory import: malformed jsonl": ["memory", "import", "{w}/malformed.jsonl"],
+    "memory import: binary file": ["memory", "import", "{w}/binary.log"],
+    "memory search: empty error": ["memory", "search", ""],
+    "memory search: limit 0": ["memory", "search", "boom", "--limit", "0"],
+    "memory search: unknown build system": ["memory", "search", "boom", "--build-system", "ant"],
+    "memory stats: db not a database": ["memory", "stats", "--db", "{w}/file.txt"],
+    "memory export: out is a dir": ["memory", "export", "--out", "{w}/emptydir"],
+    "memory export: no out": ["memory", "export"],
     "analyze: missing log": ["analyze", "{w}/missing.log"],
     "analyze: log is a dir": ["analyze", "{w}/emptydir"],
     "analyze: binary log": ["analyze", "{w}/binary.log"],

@@ -23,10 +23,13 @@ def default_db() -> Path:
     return default_path(cache_root())
 
 
-def _open(db: Path | None) -> FixMemory:
+def _open(db: Path | None, create: bool = True) -> FixMemory:
+    """The memory at `db` (default: the cache's); a command that only reads never creates one."""
     path = db or default_db()
     if path.is_dir():
         raise BuildfixerError(f"--db {path} is a directory, not a database file")
+    if not create and not path.exists():
+        return FixMemory(Path(":memory:"))  # nothing remembered yet: empty, and nothing written
     return FixMemory(path)
 
 
@@ -68,7 +71,11 @@ def import_(source: Path, db: Path | None) -> None:
 
 def search(error: str, limit: int, system: str | None, db: Path | None, as_json: bool) -> None:
     """`memory search`."""
-    with _open(db) as memory:
+    if not error.strip():
+        raise BuildfixerError("the error to search for is empty")
+    if system is not None and system not in SYSTEMS:
+        raise BuildfixerError(f"unknown build system {system!r} (known: {', '.join(SYSTEMS)})")
+    with _open(db, create=False) as memory:
         hits = rank(memory.search(error, limit=limit * 3, build_system=system))[:limit]
     if as_json:
         typer.echo(json.dumps([hit.to_dict() for hit in hits], indent=2))
@@ -87,7 +94,7 @@ def search(error: str, limit: int, system: str | None, db: Path | None, as_json:
 
 def stats(db: Path | None, as_json: bool) -> None:
     """`memory stats`."""
-    with _open(db) as memory:
+    with _open(db, create=False) as memory:
         numbers = memory.stats()
     if as_json:
         typer.echo(json.dumps(numbers, indent=2))
@@ -104,8 +111,8 @@ def export(out: Path, db: Path | None) -> None:
     """`memory export`: written whole or not at all."""
     if out.is_dir():
         raise BuildfixerError(f"--out {out} is a directory")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with _open(db) as memory:
+    with _open(db, create=False) as memory:
+        out.parent.mkdir(parents=True, exist_ok=True)
         handle, name = tempfile.mkstemp(prefix=f".{out.name}.", dir=out.parent)
         count = 0
         try:

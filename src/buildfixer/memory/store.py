@@ -13,6 +13,7 @@ entries and without anything from the test split (`search`'s `as_of`, `exclude_i
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import re
@@ -56,9 +57,9 @@ CREATE TRIGGER IF NOT EXISTS entries_ad AFTER DELETE ON entries BEGIN
     VALUES ('delete', old.id, old.error, old.files, old.patch);
 END;
 CREATE INDEX IF NOT EXISTS entries_instance ON entries(instance_id);
-CREATE VIRTUAL TABLE IF NOT EXISTS entries_vocab USING fts5vocab(entries_fts, 'row');
+CREATE TABLE IF NOT EXISTS terms (term TEXT PRIMARY KEY, docs INTEGER NOT NULL) WITHOUT ROWID;
 """
-_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")
+_WORD = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]{2,}\b")  # tokens FTS5's unicode61 also makes
 _MAX_QUERY_WORDS = 24
 _RARE_WORDS = 6  # the query's rarest indexed words that a search uses
 _COMMON_FLOOR = 200  # a word in at most this many entries is never too common to search by
@@ -110,7 +111,8 @@ class FixMemory:
 
     def __init__(self, path: Path) -> None:
         """Open (creating) the database at `path`."""
-        path.parent.mkdir(parents=True, exist_ok=True)
+        if str(path) != ":memory:":
+            path.parent.mkdir(parents=True, exist_ok=True)
         try:
             self._db = sqlite3.connect(path, timeout=30, isolation_level=None)
             self._db.execute("PRAGMA journal_mode=WAL")
@@ -142,26 +144,42 @@ class FixMemory:
         )
         key = json.dumps([entry.kind, entry.error, entry.patch, entry.instance_id, entry.resolved])
         digest = hashlib.sha256(key.encode()).hexdigest()
-        cursor = self._db.execute(
-            "INSERT OR IGNORE INTO entries (kind, error, category, build_system, files, patch, resolved,"
-            " repo, instance_id, split, created_at, digest) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (entry.kind, entry.error, entry.category, entry.build_system, json.dumps(entry.files),
-             entry.patch, int(entry.resolved), entry.repo, entry.instance_id, entry.split, created, digest),
-        )  # fmt: skip
-        return cursor.lastrowid if cursor.rowcount else None
+        files = json.dumps(entry.files)
+        row = (entry.kind, entry.error, entry.category, entry.build_system, files, entry.patch,
+               int(entry.resolved), entry.repo, entry.instance_id, entry.split, created, digest)  # fmt: skip
+        with self._transaction():
+            cursor = self._db.execute(
+                "INSERT OR IGNORE INTO entries (kind, error, category, build_system, files, patch, resolved,"
+                " repo, instance_id, split, created_at, digest) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                row,
+            )
+            if not cursor.rowcount:
+                return None
+            # How many entries' errors hold each word: what tells a rare word from a common one.
+            self._db.executemany(
+                "INSERT INTO terms VALUES (?, 1) ON CONFLICT(term) DO UPDATE SET docs = docs + 1",
+                [(word,) for word in fts_query(entry.error, quoted=False, limit=None).split()],
+            )
+        return cursor.lastrowid
 
     def add_many(self, entries: Iterable[Entry]) -> int:
         """Store many entries in one transaction; how many were new."""
-        added = 0
-        self._db.execute("BEGIN IMMEDIATE")
+        with self._transaction():
+            return sum(self.add(entry) is not None for entry in entries)
+
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[None]:
+        """One write transaction (joined when one is already open): all of it or nothing."""
+        if self._db.in_transaction:
+            yield
+            return
+        self._db.execute("BEGIN IMMEDIATE")  # the write lock now: no deadlock upgrading a read later
         try:
-            for entry in entries:
-                added += self.add(entry) is not None
-            self._db.execute("COMMIT")
+            yield
         except BaseException:
             self._db.execute("ROLLBACK")
             raise
-        return added
+        self._db.execute("COMMIT")
 
     def search(
         self, error: str, *, limit: int = 5, build_system: str | None = None, as_of: str | None = None,
@@ -209,7 +227,7 @@ class FixMemory:
         sql.append(
             "ORDER BY bm25(entries_fts, 4.0, 1.0, 0.5) LIMIT ?"
             if distinctive
-            else "ORDER BY e.id DESC LIMIT ?"
+            else "ORDER BY entries_fts.rowid DESC LIMIT ?"  # streamed by the index, newest first
         )
         params.append(limit)
         return [_entry(row) for row in self._db.execute(" ".join(sql), params)]
@@ -225,7 +243,7 @@ class FixMemory:
             return "", False
         marks = ", ".join("?" * len(words))
         counts = dict(
-            self._db.execute(f"SELECT term, doc FROM entries_vocab WHERE term IN ({marks})", words).fetchall()
+            self._db.execute(f"SELECT term, docs FROM terms WHERE term IN ({marks})", words).fetchall()
         )
         known = sorted((w for w in words if w in counts), key=lambda w: counts[w])
         cap = max(_COMMON_FLOOR, self._size() // 50)  # in more than 2 % of the entries: common
@@ -280,7 +298,7 @@ def utc(timestamp: str) -> str:
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def fts_query(text: str, quoted: bool = True) -> str:
+def fts_query(text: str, quoted: bool = True, limit: int | None = _MAX_QUERY_WORDS) -> str:
     """An FTS5 query from free text: its words, quoted, OR-ed (never a syntax error); unquoted: the words."""
     words = []
     for word in _WORD.findall(text):
@@ -288,8 +306,8 @@ def fts_query(text: str, quoted: bool = True) -> str:
         if lowered not in _STOP and lowered not in words:
             words.append(lowered)
     if not quoted:
-        return " ".join(words[:_MAX_QUERY_WORDS])
-    return " OR ".join(f'"{w}"' for w in words[:_MAX_QUERY_WORDS])
+        return " ".join(words[:limit])
+    return " OR ".join(f'"{w}"' for w in words[:limit])
 
 
 def _entry(row: sqlite3.Row) -> Entry:
