@@ -16,6 +16,7 @@ before anything runs, so a holder that died (and a reused pid) can never place i
 from __future__ import annotations
 
 import fcntl
+import functools
 import hashlib
 import json
 import os
@@ -92,9 +93,7 @@ def join_prefix(online: bool, allowed: tuple[str, ...] = ()) -> list[str]:
 def state_dir(kind: str) -> Path:
     """The directory of this user's holder of a kind (private: mode 0700, owned by us, not a link)."""
     base = Path(os.environ.get("XDG_RUNTIME_DIR") or tempfile.gettempdir())
-    # Per version of the holder's code: a holder left by another buildfixer is never joined.
-    code = hashlib.sha256(Path(__file__).read_bytes() + Path(egress.__file__).read_bytes()).hexdigest()
-    directory = base / f"buildfixer-net-{os.getuid()}-{code[:10]}-{kind}"
+    directory = base / f"buildfixer-net-{os.getuid()}-{_code_version()}-{kind}"
     try:
         directory.mkdir(mode=0o700, exist_ok=True)
         info = os.lstat(directory)
@@ -103,6 +102,12 @@ def state_dir(kind: str) -> Path:
     if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o077:
         raise BuildfixerError(f"{directory} is not a private directory of this user; remove it")
     return directory
+
+
+@functools.cache
+def _code_version() -> str:
+    """A digest of the holder's code: a holder left by another buildfixer version is never joined."""
+    return hashlib.sha256(Path(__file__).read_bytes() + Path(egress.__file__).read_bytes()).hexdigest()[:10]
 
 
 def _register(directory: Path, allowed: tuple[str, ...]) -> None:

@@ -9,13 +9,12 @@ from pathlib import Path
 
 import typer
 
+from buildfixer.buildsys.project import SYSTEMS
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.core.paths import cache_root
 from buildfixer.memory.select import rank
 from buildfixer.memory.sources import read_entries
 from buildfixer.memory.store import Entry, FixMemory, default_path
-
-SYSTEMS = ("gradle", "maven", "python", "npm")
 
 
 def default_db() -> Path:

@@ -34,10 +34,10 @@ _REPORT_GLOBS = (
 _IGNORED_DIRS = {".git", "node_modules", ".gradle", "__pycache__", ".venv", "venv"}
 _OUTPUT_DIRS = {"build", "target", "dist"}  # outputs only beside a build file (a package may be named build)
 _BUILD_FILES = ("build.gradle", "build.gradle.kts", "pom.xml", "package.json")
-# Summary lines of the JavaScript test runners: (pattern, what its groups count).
+# Summary lines of Jest and Vitest: (the counts by kind, the total).
 _JS_SUMMARIES = [
-    (re.compile(r"^Tests:\s+(.*?)(\d+) total", re.M), "jest"),
-    (re.compile(r"^\s*Tests\s+(.*?)\((\d+)\)", re.M), "vitest"),
+    re.compile(r"^Tests:\s+(.*?)(\d+) total", re.M),
+    re.compile(r"^\s*Tests\s+(.*?)\((\d+)\)", re.M),
 ]
 
 
@@ -124,7 +124,7 @@ def _read_junit(report: Path, run: TestRun) -> None:
 
 def _read_js_summary(log: str, run: TestRun) -> None:
     """Counts from the last summary line of Jest, Vitest, Mocha or node's test runner."""
-    for pattern, _ in _JS_SUMMARIES:
+    for pattern in _JS_SUMMARIES:
         if found := list(pattern.finditer(log)):
             parts, total = found[-1].group(1), int(found[-1].group(2))
             skipped = sum(int(n) for n in re.findall(r"(\d+) (?:skipped|todo)", parts))
