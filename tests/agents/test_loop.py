@@ -128,8 +128,9 @@ def test_wall_time_budget_counts_time_spent_in_tools():
     began = time.monotonic()
     result, _ = run(model, Budget(max_calls=100, max_wall_s=0.5), [make_tool(slow)])
     assert result.stop_reason.startswith("time budget reached")
-    # 0.0, 0.2, 0.4 are under 0.5 s; after the third tool the loop stops.
-    assert len(model.requests) == 3
+    # 0.0, 0.2, 0.4 are under 0.5 s; after the third tool the loop stops (the second on a machine
+    # so loaded that the overhead passes 0.1 s). Without tool time counted it would run 100 calls.
+    assert 2 <= len(model.requests) <= 3
     assert time.monotonic() - began < 2
 
 

@@ -24,6 +24,7 @@ from buildfixer.tools.dependency import dependency_tools
 from buildfixer.tools.files import file_tools
 
 ROUNDS = 3000
+RACE_S = 60
 SECRET = "TOP-SECRET-VALUE"
 INSIDE = "inside content"
 CHANGED = "changed content"
@@ -121,14 +122,23 @@ def swapping(mode: str, ws: Path, name: str, inside: str, outside: str) -> Itera
 
 
 def race(mode: str, ws: Path, name: str, inside: str, outside: str, attempt: Callable[[int], str]) -> Counter:
-    """Outcomes ("ok", "refused", "escape") of ROUNDS attempts while the swapper runs."""
+    """Outcomes ("ok", "refused", "escape") of attempts while the swapper runs.
+
+    At least ROUNDS attempts, then on until both an "ok" and a "refused" were seen (on a loaded
+    machine the swapper may be starved for a whole burst), at most RACE_S seconds.
+    """
     outcomes: Counter = Counter()
+    deadline = time.monotonic() + RACE_S
     with swapping(mode, ws, name, inside, outside):
-        for i in range(ROUNDS):
+        i = 0
+        while i < ROUNDS or not (outcomes["ok"] and outcomes["refused"]):
+            if i >= ROUNDS and time.monotonic() > deadline:
+                break
             try:
                 outcomes[attempt(i)] += 1
             except ToolError:
                 outcomes["refused"] += 1
+            i += 1
     return outcomes
 
 
@@ -168,7 +178,7 @@ def test_read_race_never_returns_the_outside_file(
     outcomes = race(mode, ws, name, inside, outside_target(kind, outside), read)
     assert outcomes["escape"] == 0, outcomes
     assert outcomes["ok"] > 0 and outcomes["refused"] > 0, outcomes  # the race really ran
-    assert sum(outcomes.values()) == ROUNDS
+    assert sum(outcomes.values()) >= ROUNDS
 
 
 @pytest.mark.parametrize("tool", ["write_file", "replace"])
