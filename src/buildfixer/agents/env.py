@@ -15,6 +15,7 @@ from buildfixer.agents.trajectory import Trajectory
 from buildfixer.core.build_result import BuildResult
 from buildfixer.core.progress import Progress, emit
 from buildfixer.core.protocols import Model
+from buildfixer.memory.knowledge import MemoryKnowledgeBase
 from buildfixer.tools.base import Tool
 from buildfixer.tools.build_support import format_build_output
 from buildfixer.tools.context import ToolContext
@@ -55,6 +56,8 @@ class AttemptEnv:
         make_model: Turns a model spec into a model (the harness injects the provider factory).
         progress: Live events for the terminal, or None.
         instance: The benchmark instance when there is one (the oracle reads its gold patch).
+        memory: The fix memory as this attempt may read it (bounded by the instance's horizon),
+            or None when there is none.
     """
 
     ctx: ToolContext
@@ -65,6 +68,7 @@ class AttemptEnv:
     make_model: Callable[[str], Model]
     progress: Progress | None = None
     instance: dict[str, Any] | None = None
+    memory: MemoryKnowledgeBase | None = None
 
     def model(self, spec: str | None = None) -> Model:
         """The model this attempt runs (or the one named)."""

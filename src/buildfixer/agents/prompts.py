@@ -87,3 +87,46 @@ def directory_tree(root: Path, max_entries: int = 300) -> str:
     if omitted:
         lines.append(f"... ({omitted} more entries not shown)")
     return "\n".join(lines)
+
+
+PIPELINE_SYSTEM = """\
+You repair one build error at a time in a software repository, as one step of an automated repair \
+loop. You get the error, the repository's name, and often a fix that worked for a similar error \
+before; it may not fit this repository as it is, so adapt it rather than copy it blindly.
+
+# Tools
+Read and search the repository (read_file, find_files, find_files_with_text), change declared \
+dependencies (dependency_upgrade, remove_dependency) or the Gradle wrapper (upgrade_gradle), ask \
+the fix memory for more past fixes (ask_for_help), run a shell command (run_sh), write whole files \
+(write_file: the complete new content, never a fragment) and build (validate_and_build).
+
+# Rules
+- Fix the cause of the error. Never delete, disable, skip or weaken tests, assertions, linters or \
+other validation, and never edit CI configuration: such a change is rejected and discarded.
+- Keep the change as small as the fix allows and in the style of the surrounding code.
+- Build with validate_and_build after your change. When the build succeeds, or when a different \
+error remains that is not the one you were given, stop calling tools and say in one or two \
+sentences what you changed.
+"""
+
+PIPELINE_FIRST = """\
+Repository: {repo}
+
+# The error to fix
+{error}
+
+# The build's errors (analysed)
+{build}
+
+# {candidate_title}
+{candidate}
+"""
+
+
+def pipeline_message(repo: str, error: str, build: str, candidate: str | None) -> str:
+    """The repair loop's first message: repository, selected error, the build, a remembered fix."""
+    title = "A fix that worked for a similar error before" if candidate else "Past fixes"
+    return PIPELINE_FIRST.format(
+        repo=repo, error=error.strip(), build=build.strip(), candidate_title=title,
+        candidate=(candidate or "The fix memory has no fix for a similar error.").strip(),
+    )  # fmt: skip

@@ -5,6 +5,7 @@ from __future__ import annotations
 from buildfixer.agents.cascade import CascadeAgent
 from buildfixer.agents.coding_assistant import CodingAssistantAgent
 from buildfixer.agents.hierarchical import HierarchicalAgent
+from buildfixer.agents.pipeline import PipelineAgent
 from buildfixer.agents.recipes.agent import RecipesAgent
 from buildfixer.agents.selfcheck import NoneAgent, OracleAgent
 from buildfixer.agents.tool_agent import ToolAgent
@@ -15,7 +16,7 @@ _AGENTS: dict[str, Agent] = {
     agent.name: agent
     for agent in (
         ToolAgent(), RecipesAgent(), CodingAssistantAgent(), HierarchicalAgent(), CascadeAgent(),
-        OracleAgent(), NoneAgent(),
+        PipelineAgent(), OracleAgent(), NoneAgent(),
     )
 }  # fmt: skip
 

@@ -10,7 +10,6 @@ from typing import Any
 
 import typer
 
-from buildfixer.agents.registry import get_agent
 from buildfixer.bench.dataset import Instance, check_repositories, dataset_dir, load_dataset, select_instances
 from buildfixer.bench.executor import default_workers
 from buildfixer.bench.run import MAX_WORKERS, RunConfig, check_out
@@ -109,7 +108,7 @@ def run(dataset: Path, out: Path, values: dict[str, Any], only: list[str] | None
         raise BuildfixerError("the ray backend needs Ray: pip install 'buildfixer[ray]'")
     instances = [instance.to_dict() for instance in selected(dataset, only)]
     check_out(out, config)
-    if get_agent(config.agent).uses_model:
+    if config.attempt.needs_model():
         if config.attempt.model == "none":  # the default of --model, for the agents that need none
             raise BuildfixerError(f"the {config.agent} agent needs a model (--model openai/gpt-4.1, ...)")
         kwargs = config.attempt.model_settings.model_kwargs()

@@ -110,7 +110,8 @@ def run_attempt(
     began = time.monotonic()
     agent = get_agent(config.agent_name())
     ctx = make_context(root, config, system)
-    ctx.knowledge = ctx.knowledge or knowledge_for(config.options.cache_dir, ctx.build_system, instance)
+    memory = knowledge_for(config.options.cache_dir, ctx.build_system, instance)
+    ctx.knowledge = ctx.knowledge or memory
     ctx.ledger = EditLedger.open(root)
     trajectory = Trajectory(config.trajectory_path)
     trajectory.meta = {
@@ -131,6 +132,7 @@ def run_attempt(
         env = AttemptEnv(
             ctx, _agent_settings(config), trajectory, initial, lambda: current_build(ctx),
             lambda spec: factory.make_model(spec, **config.model_settings.model_kwargs()), progress, instance,
+            memory,
         )  # fmt: skip
         try:
             stop = agent.run(env)

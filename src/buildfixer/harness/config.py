@@ -228,14 +228,30 @@ class AttemptConfig(BaseModel):
         return options
 
     @model_validator(mode="after")
+    def _pipeline_tools(self) -> AttemptConfig:
+        # The repair loop works through the second study's ten tools unless told otherwise.
+        if self.agent == "pipeline" and "toolset" not in self.model_fields_set:
+            self.__dict__["toolset"] = "industrial"
+        return self
+
+    @model_validator(mode="after")
     def _model_given(self) -> AttemptConfig:
-        if get_agent(self.agent_name()).uses_model and not self.model.strip():
+        if self.needs_model() and not self.model.strip():
             raise ValueError(f"the {self.agent} agent needs a model (e.g. openai/gpt-4.1 or scripted:FILE)")
         return self
 
     def agent_name(self) -> str:
-        """The agent actually run: the model "recipes" means the recipes policy."""
-        return "recipes" if self.model == "recipes" else self.agent
+        """The agent actually run: the model "recipes" means the recipes policy.
+
+        Unless the agent takes the recipes as its own policy (the repair loop does).
+        """
+        if self.model == "recipes" and not getattr(get_agent(self.agent), "accepts_recipes", False):
+            return "recipes"
+        return self.agent
+
+    def needs_model(self) -> bool:
+        """Whether the agent run calls a model (the recipes as a loop's policy call none)."""
+        return get_agent(self.agent_name()).uses_model and self.model != "recipes"
 
     def portable(self) -> dict[str, Any]:
         """What another process needs to run the same attempt on another project (see `from_portable`)."""

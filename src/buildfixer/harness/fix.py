@@ -15,7 +15,6 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from buildfixer.agents.registry import get_agent
 from buildfixer.buildsys.jdk import find_jdk
 from buildfixer.buildsys.project import detect_build_system, stop_daemons
 from buildfixer.core.errors import BuildfixerError
@@ -132,7 +131,7 @@ def check_usable(project: Path, config: AttemptConfig) -> None:
     if config.trajectory_path is not None:
         check_output_path("trajectory", config.trajectory_path, directory=False)
     agent = config.agent_name()
-    if not get_agent(agent).uses_model:
+    if not config.needs_model():
         return
     specs = [s for s in config.model.split(",") if s.strip()] if agent == "cascade" else [config.model]
     for spec in specs or [""]:

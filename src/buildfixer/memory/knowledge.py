@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from buildfixer.memory.select import rank
-from buildfixer.memory.store import FixMemory
+from buildfixer.memory.store import Entry, FixMemory
 
 _TOP = 3
 _PATCH_CHARS = 2_500
@@ -33,14 +33,29 @@ class MemoryKnowledgeBase:
         self.build_system = build_system
         self.horizon = horizon
 
-    def answer(self, question: str) -> str:
-        """The best remembered fixes for the question (an error message), with their patches."""
+    def candidates(self, error: str, category: str | None = None, limit: int = _TOP) -> list[Entry]:
+        """Remembered fixes for an error, best first (relevance, past success, same category)."""
         with FixMemory(self.path) as memory:
             hits = memory.search(
-                question, limit=_TOP * 3, build_system=self.build_system, as_of=self.horizon.as_of,
+                error, limit=limit * 3, build_system=self.build_system, as_of=self.horizon.as_of,
                 exclude_instance=self.horizon.instance_id,
             )  # fmt: skip
-        best = rank(hits)[:_TOP]
+        return rank(hits, category)[:limit]
+
+    def record_use(self, entry_id: int, succeeded: bool) -> None:
+        """Count that a fix was offered, and whether the repair it led to worked.
+
+        Not in a benchmark (a horizon is set): counts learned on evaluated instances would
+        steer the selector on the others.
+        """
+        if self.horizon.as_of or self.horizon.instance_id:
+            return
+        with FixMemory(self.path) as memory:
+            memory.record_use(entry_id, succeeded)
+
+    def answer(self, question: str) -> str:
+        """The best remembered fixes for the question (an error message), with their patches."""
+        best = self.candidates(question)
         if not best:
             return "the fix memory has nothing that matches the question"
         parts = []

@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import os
 import re
 import sqlite3
 import time
@@ -102,8 +103,9 @@ class Entry:
 
 
 def default_path(cache_dir: Path) -> Path:
-    """Where the memory of a cache directory lives."""
-    return cache_dir / "memory" / "fixes.sqlite3"
+    """Where the memory lives: $BUILDFIXER_MEMORY, else in the cache directory."""
+    chosen = os.environ.get("BUILDFIXER_MEMORY")
+    return Path(chosen) if chosen else cache_dir / "memory" / "fixes.sqlite3"
 
 
 class FixMemory:

@@ -1,0 +1,302 @@
+"""The industrial repair loop (the second study's pipeline): one error at a time, fixes from memory, judged.
+
+1. The top error of the current build is selected; the fix memory's selector ranks past fixes
+   of similar errors.
+2. A try: a remembered patch that applies to the workspace as it is is replayed first (a memory
+   hit costs one build and no model call); otherwise, or when the replay does not fix the error,
+   the policy repairs with the candidate in hand: a model with the `industrial` toolset and a
+   fresh context, or the recipes when the model is "recipes".
+3. The workspace is built and, when it passes, judged. Passed and approved: done. A *distinct*
+   error: the state is kept as the new starting point and the new error is handled with fresh
+   candidates and a fresh context. The *same* error (or a rejected change): the try's changes
+   are discarded and the next candidate is tried, at most `MAX_TRIES` per error; then the next
+   error of the build that was not given up yet.
+4. Every try (its candidate, what the policy did, why it ended) is kept in the trajectory's
+   `pipeline` record; the budget (calls, tokens, cost, wall time) bounds the whole loop.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import time
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from buildfixer.agents.env import AttemptEnv
+from buildfixer.agents.loop import ToolLoop
+from buildfixer.agents.prompts import PIPELINE_SYSTEM, pipeline_message
+from buildfixer.agents.recipes.agent import RecipesAgent
+from buildfixer.core.build_result import BuildError, BuildResult
+from buildfixer.core.errors import BuildfixerError
+from buildfixer.core.stops import Stop, StopKind
+from buildfixer.judge.judge import judge_patch
+from buildfixer.memory.store import Entry
+from buildfixer.workspace.workspace import apply_patch
+
+MAX_TRIES = 3  # per error (the study's limit)
+MAX_ERRORS = 6  # distinct errors one loop takes on before it gives up
+_SIMILAR = 0.6  # word overlap (Jaccard) above which two messages are the same error
+_PATCH_CHARS = 6_000
+_BUDGET_KINDS = {StopKind.BUDGET_CALLS, StopKind.BUDGET_TOKENS, StopKind.BUDGET_COST, StopKind.BUDGET_TIME}
+
+
+def _words(message: str) -> set[str]:
+    """The words of an error message, without numbers (line numbers and versions move)."""
+    return set(re.findall(r"[a-z_][a-z_.]{2,}", message.lower()))
+
+
+def similar(a: BuildError, b: BuildError) -> bool:
+    """Whether two errors are the same failure: same category and file, mostly the same words."""
+    if a.category != b.category or (a.file or "") != (b.file or ""):
+        return False
+    left, right = _words(a.message), _words(b.message)
+    if not left and not right:
+        return True
+    return len(left & right) / len(left | right) >= _SIMILAR
+
+
+def describe(error: BuildError) -> str:
+    """An error as the prompt and the record show it."""
+    where = error.location()
+    return f"{where}: {error.message}" if where else error.message
+
+
+@dataclass
+class Try:
+    """One try at an error: the candidate offered, what ran, how it ended."""
+
+    number: int
+    candidate: int | None = None
+    replayed: bool = False
+    policy: str = ""
+    policy_stop: str = ""
+    outcome: str = ""  # resolved, distinct, similar, rejected, budget
+    detail: str = ""
+    seconds: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        """The record form."""
+        return {k: round(v, 3) if isinstance(v, float) else v for k, v in self.__dict__.items()}
+
+
+@dataclass
+class ErrorRecord:
+    """One selected error, its candidates and tries."""
+
+    error: BuildError
+    candidates: list[Entry] = field(default_factory=list)
+    tries: list[Try] = field(default_factory=list)
+    ended: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        """The record form."""
+        return {
+            "error": describe(self.error), "category": self.error.category,
+            "candidates": [c.id for c in self.candidates], "tries": [t.to_dict() for t in self.tries],
+            "ended": self.ended,
+        }  # fmt: skip
+
+
+class PipelineAgent:
+    """The repair loop: top error, memory candidates, a policy, build, judge, retry rules."""
+
+    name = "pipeline"
+    uses_model = True
+    builds_first = True
+    accepts_recipes = True  # "--model recipes" makes the recipes the loop's policy, not the agent
+
+    def run(self, env: AttemptEnv) -> Stop:
+        """Run the loop from the attempt's failure."""
+        return _Loop(env).run()
+
+
+class _Loop:
+    def __init__(self, env: AttemptEnv) -> None:
+        self.env = env
+        self.ledger = env.ctx.ledger
+        self.records: list[ErrorRecord] = []
+        self.started = time.monotonic()
+        self.model = None if env.settings.model == "recipes" else env.model()
+        self.checkpoint: str | None = None  # the state each try of the current error starts from
+
+    # ---- the loop ---------------------------------------------------------------------------
+
+    def run(self) -> Stop:
+        current = self.env.initial
+        given_up: list[BuildError] = []
+        self._checkpoint()
+        while len(self.records) < MAX_ERRORS:
+            error = next((e for e in current.errors if not any(similar(e, g) for g in given_up)), None)
+            if error is None:
+                return self._end(StopKind.DECLINED, "every error of the build was tried without a fix")
+            record = ErrorRecord(error, self._candidates(error, current))
+            self.records.append(record)
+            for number in range(1, MAX_TRIES + 1):
+                attempt = Try(number)
+                record.tries.append(attempt)
+                began = time.monotonic()
+                after, stop = self._try(record, attempt, current)
+                attempt.seconds = time.monotonic() - began
+                if stop is not None:  # out of budget: the harness's verdict tells what came of it
+                    attempt.outcome, record.ended = "budget", stop.detail
+                    return self._end(stop.kind, stop.detail)
+                if after.status == "success":
+                    verdict = self._judge()
+                    if verdict is None:
+                        attempt.outcome = record.ended = "resolved"
+                        self._used(attempt, True)
+                        return self._end(
+                            StopKind.MODEL_FINISHED,
+                            f"the build passes after try {number} of error {len(self.records)}",
+                        )
+                    attempt.outcome, attempt.detail = "rejected", verdict
+                elif after.errors and not any(similar(error, e) for e in after.errors[:5]):
+                    attempt.outcome, attempt.detail = "distinct", describe(after.errors[0])[:300]
+                    record.ended = "a distinct error followed: kept, and taken as the next failure"
+                    self._used(attempt, True)
+                    current = after
+                    self._checkpoint()
+                    break
+                else:
+                    attempt.outcome = "similar"
+                    attempt.detail = describe(after.errors[0])[:300] if after.errors else after.status
+                self._used(attempt, False)
+                self._restore()  # discard the try, take the next candidate
+                self._save()
+            else:
+                record.ended = f"not fixed in {MAX_TRIES} tries: the next error"
+                given_up.append(error)
+            self._save()
+        return self._end(StopKind.DECLINED, f"{MAX_ERRORS} errors handled without a passing build")
+
+    def _try(
+        self, record: ErrorRecord, attempt: Try, current: BuildResult
+    ) -> tuple[BuildResult, Stop | None]:
+        """Replay or repair once; the build after it, or a budget stop."""
+        index = attempt.number - 1
+        candidate = record.candidates[index] if index < len(record.candidates) else None
+        attempt.candidate = candidate.id if candidate else None
+        self.env.emit(
+            "pipeline", {"error": len(self.records), "try": attempt.number, "candidate": attempt.candidate}
+        )
+        if candidate is not None and candidate.kind != "note" and self._replay(candidate):
+            attempt.replayed = True
+            after = self._build()
+            if after.status == "success" or not any(similar(record.error, e) for e in after.errors[:5]):
+                attempt.policy = "replay"
+                return after, None
+            self._restore()  # the replay did not fix it: the policy tries, with the candidate in hand
+        if (stop := self.env.settings.budget.exceeded(self.env.trajectory, self.started)) is not None:
+            return current, stop
+        stop = self._policy(record, attempt, current, candidate)
+        if stop is not None and stop.kind in _BUDGET_KINDS:
+            return current, stop
+        return self._build(), None
+
+    def _policy(
+        self, record: ErrorRecord, attempt: Try, current: BuildResult, candidate: Entry | None
+    ) -> Stop | None:
+        """The model (fresh context) or the recipes repair the error; how they stopped."""
+        env = self.env
+        if self.model is None:
+            attempt.policy = "recipes"
+            stop = RecipesAgent().run(replace(env, initial=current))
+        else:
+            attempt.policy = "model"
+            env.trajectory.messages.clear()  # a fresh context per try; the steps keep the record
+            budget = env.settings.budget
+            if budget.max_wall_s is not None:
+                left = max(budget.max_wall_s - (time.monotonic() - self.started), 0.001)
+                budget = replace(budget, max_wall_s=left)
+            loop = ToolLoop(self.model, env.toolset(), budget, progress=env.progress)
+            first = pipeline_message(
+                self._repo(), describe(record.error), env.error_view(current), _offer(candidate)
+            )  # fmt: skip
+            stop = loop.run(env.trajectory, PIPELINE_SYSTEM, first).stop
+        attempt.policy_stop = stop.detail
+        return stop
+
+    # ---- parts --------------------------------------------------------------------------------
+
+    def _candidates(self, error: BuildError, result: BuildResult) -> list[Entry]:
+        memory = self.env.memory
+        if memory is None:
+            return []
+        query = "\n".join(describe(e) for e in [error, *[e for e in result.errors if e is not error]][:3])
+        try:
+            return memory.candidates(query, error.category, limit=MAX_TRIES)
+        except BuildfixerError:  # an unreadable memory is no reason to stop repairing
+            return []
+
+    def _used(self, attempt: Try, succeeded: bool) -> None:
+        if self.env.memory is not None and attempt.candidate is not None:
+            with contextlib.suppress(BuildfixerError):  # a count lost is no reason to stop
+                self.env.memory.record_use(attempt.candidate, succeeded)
+
+    def _replay(self, candidate: Entry) -> bool:
+        """Apply a remembered patch when it applies as it is; False (nothing changed) otherwise."""
+        try:
+            return bool(apply_patch(self.env.ctx.root, candidate.patch))
+        except BuildfixerError:
+            return False
+
+    def _build(self) -> BuildResult:
+        """The workspace's build now; the last one when nothing changed since (the recipes just built)."""
+        ledger = self.ledger
+        reused = ledger.reusable_result(repr(self.env.ctx.options)) if ledger is not None else None
+        if reused is not None and (reused.status == "success" or reused.errors):
+            return reused
+        return self.env.build()
+
+    def _judge(self) -> str | None:
+        """Why the judge rejects the repair so far, or None when it approves (or cannot tell)."""
+        if self.ledger is None:
+            return None
+        verdict = judge_patch(self.ledger.patch())
+        if verdict.approved:
+            return None
+        return "; ".join(f"{f.rule} in {f.file}" if f.file else f.rule for f in verdict.findings[:3])
+
+    def _checkpoint(self) -> None:
+        """Keep the workspace as it is now as the start of every try to come."""
+        self.checkpoint = self.ledger.checkpoint() if self.ledger is not None else None
+
+    def _restore(self) -> None:
+        """Discard what happened since the checkpoint."""
+        if self.ledger is not None and self.checkpoint is not None:
+            self.ledger.restore(self.checkpoint)
+
+    def _repo(self) -> str:
+        instance, meta = self.env.instance or {}, self.env.trajectory.meta
+        source = instance.get("repo") or meta.get("source") or str(self.env.ctx.root)
+        name = Path(str(source).rstrip("/")).name
+        return re.sub(r"\.(bundle|git)$", "", name) or "the project"
+
+    def _save(self) -> None:
+        self.env.trajectory.meta["pipeline"] = {
+            "errors": [r.to_dict() for r in self.records],
+            "tries": sum(len(r.tries) for r in self.records),
+            "seconds": round(time.monotonic() - self.started, 3),
+        }
+        self.env.trajectory.save()
+
+    def _end(self, kind: StopKind, detail: str) -> Stop:
+        self._save()
+        self.env.trajectory.meta["pipeline"]["ended"] = detail
+        self.env.trajectory.save()
+        return Stop(kind, detail)
+
+
+def _offer(candidate: Entry | None) -> str | None:
+    """A remembered fix as the prompt shows it."""
+    if candidate is None:
+        return None
+    record = f"offered {candidate.uses} times, worked {candidate.successes}" if candidate.uses else "new"
+    patch = candidate.patch
+    if len(patch) > _PATCH_CHARS:
+        patch = patch[:_PATCH_CHARS] + "\n[...]"
+    kind = "a note" if candidate.kind == "note" else "a fix"
+    header = f"(#{candidate.id}, {kind}, {candidate.category or 'uncategorised'}, {record})"
+    return f"{header}\nIt fixed:\n{candidate.error}\n\n{patch.strip()}"
