@@ -130,46 +130,65 @@ class _Loop:
         while len(self.records) < MAX_ERRORS:
             error = next((e for e in current.errors if not any(similar(e, g) for g in given_up)), None)
             if error is None:
-                return self._end(StopKind.DECLINED, "every error of the build was tried without a fix")
+                why = (
+                    "every error of the build was tried without a fix" if given_up else "no error in the log"
+                )
+                return self._end(Stop(StopKind.DECLINED, why))
             record = ErrorRecord(error, self._candidates(error, current))
             self.records.append(record)
-            for number in range(1, MAX_TRIES + 1):
-                attempt = Try(number)
-                record.tries.append(attempt)
-                began = time.monotonic()
-                after, stop = self._try(record, attempt, current)
-                attempt.seconds = time.monotonic() - began
-                if stop is not None:  # out of budget: the harness's verdict tells what came of it
-                    attempt.outcome, record.ended = "budget", stop.detail
-                    return self._end(stop.kind, stop.detail)
-                if after.status == "success":
-                    verdict = self._judge()
-                    if verdict is None:
-                        attempt.outcome = record.ended = "resolved"
-                        self._used(attempt, True)
-                        return self._end(
-                            StopKind.MODEL_FINISHED,
-                            f"the build passes after try {number} of error {len(self.records)}",
-                        )
-                    attempt.outcome, attempt.detail = "rejected", verdict
-                elif after.errors and not any(similar(error, e) for e in after.errors[:5]):
-                    attempt.outcome, attempt.detail = "distinct", describe(after.errors[0])[:300]
-                    record.ended = "a distinct error followed: kept, and taken as the next failure"
-                    self._used(attempt, True)
-                    current = after
-                    self._checkpoint()
-                    break
-                else:
-                    attempt.outcome = "similar"
-                    attempt.detail = describe(after.errors[0])[:300] if after.errors else after.status
-                self._used(attempt, False)
-                self._restore()  # discard the try, take the next candidate
-                self._save()
-            else:
-                record.ended = f"not fixed in {MAX_TRIES} tries: the next error"
-                given_up.append(error)
+            ending = self._work_on(record, current)
             self._save()
-        return self._end(StopKind.DECLINED, f"{MAX_ERRORS} errors handled without a passing build")
+            if isinstance(ending, Stop):
+                return self._end(ending)
+            if ending is None:
+                given_up.append(error)
+            else:
+                current = ending
+        return self._end(Stop(StopKind.DECLINED, f"{MAX_ERRORS} errors handled without a passing build"))
+
+    def _work_on(self, record: ErrorRecord, current: BuildResult) -> Stop | BuildResult | None:
+        """Up to MAX_TRIES tries at one error.
+
+        Returns:
+            A Stop when the build passes (approved) or the budget ran out; the next build when a
+            distinct error followed (its state kept); None when the error is given up.
+        """
+        for number in range(1, MAX_TRIES + 1):
+            if number > 1 and self.model is None and number > len(record.candidates):
+                # The recipes are deterministic: without another remembered fix to replay, a
+                # further try would repeat the last one.
+                record.ended = f"not fixed in {number - 1} tries (nothing new to try): the next error"
+                return None
+            attempt = Try(number)
+            record.tries.append(attempt)
+            began = time.monotonic()
+            after, stop = self._try(record, attempt, current)
+            attempt.seconds = time.monotonic() - began
+            if stop is not None:  # out of budget: the harness's verdict tells what came of it
+                attempt.outcome, record.ended = "budget", stop.detail
+                return stop
+            if after.status == "success":
+                rejected = self._judge()
+                if rejected is None:
+                    attempt.outcome = record.ended = "resolved"
+                    self._used(attempt, True)
+                    where = f"try {number} of error {len(self.records)}"
+                    return Stop(StopKind.MODEL_FINISHED, f"the build passes after {where}")
+                attempt.outcome, attempt.detail = "rejected", rejected
+            elif after.errors and not any(similar(record.error, e) for e in after.errors[:5]):
+                attempt.outcome, attempt.detail = "distinct", describe(after.errors[0])[:300]
+                record.ended = "a distinct error followed: kept, and taken as the next failure"
+                self._used(attempt, True)
+                self._checkpoint()
+                return after
+            else:
+                attempt.outcome = "similar"
+                attempt.detail = describe(after.errors[0])[:300] if after.errors else after.status
+            self._used(attempt, False)
+            self._restore()  # discard the try; the next one takes the next candidate
+            self._save()
+        record.ended = f"not fixed in {MAX_TRIES} tries: the next error"
+        return None
 
     def _try(
         self, record: ErrorRecord, attempt: Try, current: BuildResult
@@ -282,11 +301,11 @@ class _Loop:
         }
         self.env.trajectory.save()
 
-    def _end(self, kind: StopKind, detail: str) -> Stop:
+    def _end(self, stop: Stop) -> Stop:
         self._save()
-        self.env.trajectory.meta["pipeline"]["ended"] = detail
+        self.env.trajectory.meta["pipeline"]["ended"] = stop.detail
         self.env.trajectory.save()
-        return Stop(kind, detail)
+        return stop
 
 
 def _offer(candidate: Entry | None) -> str | None:

@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from buildfixer.bench.loop_report import repair_loop
 from buildfixer.bench.passk import aggregate, aggregate_by, ks_for, tally
 from buildfixer.bench.report_render import render_html, render_markdown
 from buildfixer.bench.rundir import Run, config_label, load_run, write_atomic
@@ -232,7 +233,8 @@ def build_report(run: Run) -> dict[str, Any]:
         A dict with at least pass_at_k {overall, by_origin, by_category} ({k: rate or null}), n_instances
         and samples, plus configurations, tool_usage, success_by_category, change_size, usage,
         difficulty_tiers, change_size_histogram, status_counts, by_stop ({configuration: {stop kind:
-        attempts}}) and warnings.
+        attempts}}), repair_loop ({configuration: bench.loop_report.repair_loop}, for the
+        configurations that ran the repair loop) and warnings.
     """
     results, meta = run.results, _meta(run)
     warnings = list(run.warnings)
@@ -289,6 +291,9 @@ def build_report(run: Run) -> dict[str, Any]:
         "difficulty_tiers": _tiers(results, meta),
         "change_size_histogram": _histogram(counts, meta),
         "by_stop": _by_stop(by_config),
+        "repair_loop": {
+            label: loop for label, rows in by_config.items() if (loop := repair_loop(run.path, rows))
+        },
         "warnings": warnings,
     }
 

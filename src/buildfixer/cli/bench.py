@@ -79,7 +79,7 @@ def run(
     out: Annotated[Path, typer.Option(help="Run directory (rerun the same command to resume).")],
     agent: AgentOpt = "tool",
     model: Annotated[str, typer.Option(help="Model spec (ignored by oracle, none and recipes).")] = "none",
-    toolset: ToolsetOpt = "gradlefixer",
+    toolset: ToolsetOpt = None,
     mask: MaskOpt = "none",
     guidance: GuidanceOpt = False,
     max_calls: MaxCallsOpt = 30,

@@ -118,7 +118,7 @@ def fix(
     ctx: typer.Context,
     path: Annotated[Path, typer.Argument(help="Project directory.")] = Path("."),
     model: ModelOpt = "recipes",
-    toolset: ToolsetOpt = "gradlefixer",
+    toolset: ToolsetOpt = None,
     agent: AgentOpt = "tool",
     max_calls: MaxCallsOpt = 30,
     max_tokens: MaxTokensOpt = None,

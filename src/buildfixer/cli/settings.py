@@ -28,7 +28,14 @@ AgentOpt = Annotated[
 ModelOpt = Annotated[
     str, typer.Option(help="litellm model (e.g. openai/gpt-4.1), scripted:FILE, or recipes (offline).")
 ]
-ToolsetOpt = Annotated[str, typer.Option(help="Tool preset (see `buildfixer toolsets`).")]
+ToolsetOpt = Annotated[
+    str | None,
+    typer.Option(
+        help="Tool preset (see `buildfixer toolsets`); default: industrial for the pipeline agent, "
+        "gradlefixer for the others.",
+        show_default=False,
+    ),
+]
 MaskOpt = Annotated[str, typer.Option(help="Mask tool names, descriptions, both, or none.")]
 GuidanceOpt = Annotated[bool, typer.Option(help="Add tool usage guidance to the prompt.")]
 MaxCallsOpt = Annotated[int, typer.Option(help="LLM call budget per attempt.")]
@@ -119,7 +126,11 @@ def attempt_config(values: dict[str, Any], **local: Any) -> Any:
     from buildfixer.harness.config import AttemptConfig, validated  # lazy: pydantic
 
     data = {
-        **{key: values[key] for key in ("agent", "model", "toolset", "mask", "guidance")},
+        **{
+            key: values[key]
+            for key in ("agent", "model", "toolset", "mask", "guidance")
+            if values[key] is not None  # an unset toolset: the agent's default
+        },
         "budget": Budget(values["max_calls"], values["max_tokens"], values["max_cost"], values["max_time"]),
         "model_settings": {key: values[key] for key in ("temperature", "max_output_tokens", "seed")},
         **local,
