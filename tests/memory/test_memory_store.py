@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from buildfixer.core.errors import BuildfixerError
-from buildfixer.memory.select import rank
+from buildfixer.memory.select import rank, relevant
 from buildfixer.memory.sources import read_entries
 from buildfixer.memory.store import Entry, FixMemory, fts_query
 
@@ -133,3 +133,13 @@ def test_export_then_import_round_trips(tmp_path: Path, memory: FixMemory) -> No
     assert subprocess.run([*cli, "import", str(out), "--db", str(other)], capture_output=True).returncode == 0
     with FixMemory(other) as copy:
         assert [e.error for e in copy.entries()] == ["cannot find symbol Sprocket"]
+
+
+def test_a_fix_is_offered_only_for_an_error_that_shares_most_of_its_words() -> None:
+    lang = "pom.xml:21 Could not find artifact org.apache.commons:commons-lang3:jar:3.12.9 in central"
+    symbol = "Report.java:14 cannot find symbol: method distinctWords() in class WordCounter"
+    hits = [Entry("repair", lang, id=1), Entry("repair", symbol, id=2), Entry("note", "Use JDK 17", id=3)]
+    # BM25 would match both on "find": only the fix of the same failure (and the note) stays.
+    same = "pom.xml:21: Could not find artifact org.apache.commons:commons-lang3:jar:3.12.9 (cached)"
+    assert [hit.id for hit in relevant(hits, same)] == [1, 3]
+    assert [hit.id for hit in relevant(hits, "Report.java:9 cannot find symbol: method distinctWords()")] == [2, 3]

@@ -243,9 +243,9 @@ class _Loop:
         memory = self.env.memory
         if memory is None:
             return []
-        query = "\n".join(describe(e) for e in [error, *[e for e in result.errors if e is not error]][:3])
+        others = "\n".join(describe(e) for e in result.errors[:3] if e is not error)
         try:
-            return memory.candidates(query, error.category, limit=MAX_TRIES)
+            return memory.candidates(describe(error), error.category, limit=MAX_TRIES, context=others)
         except BuildfixerError:  # an unreadable memory is no reason to stop repairing
             return []
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from buildfixer.memory.select import rank
+from buildfixer.memory.select import rank, relevant
 from buildfixer.memory.store import Entry, FixMemory
 
 _TOP = 3
@@ -33,14 +33,23 @@ class MemoryKnowledgeBase:
         self.build_system = build_system
         self.horizon = horizon
 
-    def candidates(self, error: str, category: str | None = None, limit: int = _TOP) -> list[Entry]:
-        """Remembered fixes for an error, best first (relevance, past success, same category)."""
+    def candidates(
+        self, error: str, category: str | None = None, limit: int = _TOP, context: str = ""
+    ) -> list[Entry]:
+        """Remembered fixes for an error, best first (relevance, past success, same category).
+
+        Args:
+            error: The error to fix; a fix is offered only when its error shares enough words.
+            category: The error's category (the selector prefers fixes of the same one).
+            limit: At most this many.
+            context: More of the log (the build's other errors) to search by.
+        """
         with FixMemory(self.path) as memory:
             hits = memory.search(
-                error, limit=limit * 3, build_system=self.build_system, as_of=self.horizon.as_of,
-                exclude_instance=self.horizon.instance_id,
+                f"{error}\n{context}", limit=limit * 3, build_system=self.build_system,
+                as_of=self.horizon.as_of, exclude_instance=self.horizon.instance_id,
             )  # fmt: skip
-        return rank(hits, category)[:limit]
+        return rank(relevant(hits, error), category)[:limit]
 
     def record_use(self, entry_id: int, succeeded: bool) -> None:
         """Count that a fix was offered, and whether the repair it led to worked.
