@@ -142,4 +142,5 @@ def test_a_fix_is_offered_only_for_an_error_that_shares_most_of_its_words() -> N
     # BM25 would match both on "find": only the fix of the same failure (and the note) stays.
     same = "pom.xml:21: Could not find artifact org.apache.commons:commons-lang3:jar:3.12.9 (cached)"
     assert [hit.id for hit in relevant(hits, same)] == [1, 3]
-    assert [hit.id for hit in relevant(hits, "Report.java:9 cannot find symbol: method distinctWords()")] == [2, 3]
+    other = "Report.java:9 cannot find symbol: method distinctWords()"
+    assert [hit.id for hit in relevant(hits, other)] == [2, 3]

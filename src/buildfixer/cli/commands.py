@@ -154,13 +154,16 @@ def jdks(as_json: bool) -> None:
         typer.echo(f"{j.version:>3}  {j.path}{mark}")
 
 
-def fix(path: Path, values: dict[str, Any], trajectory: Path | None, dry_run: bool, as_json: bool) -> int:
+def fix(
+    path: Path, values: dict[str, Any], trajectory: Path | None, dry_run: bool, as_json: bool,
+    pr: bool = False,
+) -> int:  # fmt: skip
     """`buildfixer fix` with its merged option values: 0 resolved, 1 not (or not written back)."""
     check_flag("offline", values["offline"])
     options = BuildOptions(jdk=values["jdk"], timeout_s=values["timeout"], offline=values["offline"])
     with_sandbox(options, values["no_sandbox"])
     config = attempt_config(values, options=options, trajectory_path=trajectory)
-    outcome = fix_project(path, config, dry_run=dry_run, progress=ProgressPrinter())
+    outcome = fix_project(path, config, dry_run=dry_run, progress=ProgressPrinter(), pr=pr)
     attempt = outcome.attempt
     if as_json:
         print_json({
@@ -168,6 +171,7 @@ def fix(path: Path, values: dict[str, Any], trajectory: Path | None, dry_run: bo
             "trajectory": str(outcome.trajectory_path), "applied": outcome.applied, "jdk": attempt.jdk,
             "stop": attempt.stop.kind.value, "stop_reason": attempt.stop_reason, "refused": outcome.refused,
             "conflict": outcome.conflict or None, "sandbox": options.sandbox, "judge": attempt.judge,
+            **({"pr": outcome.pull_request.to_dict() if outcome.pull_request else None} if pr else {}),
         })  # fmt: skip
     else:
         print_outcome(outcome, dry_run)

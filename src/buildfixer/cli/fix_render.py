@@ -81,10 +81,17 @@ def print_outcome(outcome: FixOutcome, dry_run: bool) -> None:
     if outcome.left_out:
         shown = ", ".join(outcome.left_out[:5]) + (" ..." if len(outcome.left_out) > 5 else "")
         out.print(f"[dim]the snapshot left out large git-ignored files: {escape(shown)}[/]")
+    if outcome.pull_request is not None:
+        made = outcome.pull_request
+        where = f"[bold]{escape(made.branch)}[/] ({made.commit[:12]}, off {escape(made.base)})"
+        out.print(f"committed on branch {where}; the working tree was not changed")
+        out.print(f"pull request: {escape(made.url)}" if made.url else f"[yellow]{escape(made.note)}[/]")
     if outcome.applied:
         out.print(
             f"applied to {len(outcome.changed_files)} file(s): {escape(', '.join(outcome.changed_files))}"
         )
+    elif outcome.pull_request is not None:
+        pass
     elif outcome.patch and attempt.resolved and dry_run:
         out.print("[dim]dry run: the project was not changed[/]")
     elif outcome.patch and not outcome.conflict:

@@ -135,6 +135,14 @@ def fix(
     no_sandbox: NoSandboxOpt = False,
     trajectory: Annotated[Path | None, typer.Option(help="Write the trajectory JSON here.")] = None,
     dry_run: Annotated[bool, typer.Option(help="Only print the patch; never change PATH.")] = False,
+    pr: Annotated[
+        bool,
+        typer.Option(
+            "--pr",
+            help="Commit the repair on a new branch (the working tree stays as it is) and open a pull "
+            "request when gh is installed and logged in.",
+        ),
+    ] = False,
     config_file: ConfigOpt = None,
     as_json: JsonFlag = False,
 ) -> None:
@@ -144,7 +152,7 @@ def fix(
     flags = {name: value for name, value in locals().items() if name in ATTEMPT_OPTIONS}
     build = {"jdk": jdk, "timeout": timeout, "offline": offline, "no_sandbox": no_sandbox}
     values = merged(ctx, config_file, {**flags, **build})
-    raise typer.Exit(commands.fix(path, values, trajectory, dry_run, as_json))
+    raise typer.Exit(commands.fix(path, values, trajectory, dry_run, as_json, pr))
 
 
 @app.command()

@@ -22,6 +22,13 @@ from buildfixer.core.paths import cache_root
 from buildfixer.core.progress import Progress
 from buildfixer.harness.attempt import AttemptConfig, AttemptResult, judge_attempt, run_attempt
 from buildfixer.harness.config import check_output_path
+from buildfixer.harness.pull_request import (
+    PullRequest,
+    commit_on_branch,
+    message,
+    open_pull_request,
+    repository_of,
+)
 from buildfixer.harness.remember import remember
 from buildfixer.llm.factory import check_model
 from buildfixer.workspace.git import git, git_bytes, literal
@@ -46,6 +53,7 @@ class FixOutcome:
     refused: list[str] = field(default_factory=list)
     conflict: str = ""
     left_out: list[str] = field(default_factory=list)
+    pull_request: PullRequest | None = None
 
 
 def default_trajectory_path(project: Path) -> Path:
@@ -55,13 +63,21 @@ def default_trajectory_path(project: Path) -> Path:
 
 
 def fix_project(
-    project: Path, config: AttemptConfig, dry_run: bool = False, progress: Progress | None = None
-) -> FixOutcome:
-    """Repair `project`: attempt in a snapshot, verdict build, copy the changes back on success."""
+    project: Path, config: AttemptConfig, dry_run: bool = False, progress: Progress | None = None,
+    pr: bool = False,
+) -> FixOutcome:  # fmt: skip
+    """Repair `project`: attempt in a snapshot, verdict build, copy the changes back on success.
+
+    With `pr` the project's files are left alone: a repair goes on a new branch of its git
+    repository as one commit (and into a pull request when `gh` can open one).
+    """
     project = project.resolve()
     if not project.is_dir():
         raise BuildfixerError(f"not a directory: {project}")
+    if pr and dry_run:
+        raise BuildfixerError("--pr and --dry-run exclude each other (--pr never changes the working tree)")
     check_usable(project, config)
+    repository = repository_of(project) if pr else None
     if config.trajectory_path is None:
         config.trajectory_path = default_trajectory_path(project)
     # A fix killed with -9 left its workspace's build state (a venv, a daemon registry), named
@@ -82,8 +98,12 @@ def fix_project(
         patch = workspace.diff(changed, tree=tree)
         judge_attempt(attempt, patch)  # a repair that removes tests or checks is never copied back
         remember(attempt.initial, attempt.resolved, edited, patch, config.options.cache_dir)
-        applied, conflict = False, ""
-        if attempt.resolved and changed and not dry_run:
+        applied, conflict, pull = False, "", None
+        if attempt.resolved and changed and repository is not None:
+            root, folder = repository
+            text = message(attempt.initial, attempt.verdict, patch, attempt.judge)
+            pull = open_pull_request(root, commit_on_branch(root, folder, patch, text), text)
+        elif attempt.resolved and changed and not dry_run:
             try:
                 copy_back(workspace, project, changed, tree)
                 applied = True
@@ -95,7 +115,7 @@ def fix_project(
         workspace.remove()
     return FixOutcome(
         attempt, patch, changed, applied, config.trajectory_path, attempt.refused, conflict,
-        workspace.left_out,
+        workspace.left_out, pull,
     )  # fmt: skip
 
 
