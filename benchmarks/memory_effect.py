@@ -74,7 +74,9 @@ def recurrences(originals: list[dict], work: Path) -> list[dict]:
     return made
 
 
-def bench(dataset: Path, out: Path, model: str, memory: Path | None, workers: int, toolset: str | None) -> dict:
+def bench(
+    dataset: Path, out: Path, model: str, memory: Path | None, workers: int, toolset: str | None
+) -> dict:
     env = dict(os.environ)
     env.pop("BUILDFIXER_MEMORY", None)
     env["BUILDFIXER_MEMORY"] = str(memory) if memory else str(out.parent / f"{out.name}-none.sqlite3")
@@ -106,7 +108,9 @@ def main() -> int:
     args = parser.parse_args()
     work = args.out or Path(tempfile.mkdtemp(prefix="memory-effect-"))
     work.mkdir(parents=True, exist_ok=True)
-    originals = [json.loads(line) for line in (DATA / "instances.jsonl").read_text().splitlines() if line.strip()]
+    originals = [
+        json.loads(line) for line in (DATA / "instances.jsonl").read_text().splitlines() if line.strip()
+    ]
     originals = [{**row, "split": "train"} for row in originals]
     dataset = work / "instances.jsonl"
     dataset.write_text("".join(json.dumps(r) + "\n" for r in originals + recurrences(originals, work)))
@@ -116,7 +120,9 @@ def main() -> int:
         shutil.copy(script, scripts / f"{script.stem}{SUFFIX}.json")
     warm = work / "warm.sqlite3"
     env = {**os.environ, "BUILDFIXER_MEMORY": str(warm)}
-    subprocess.run([sys.executable, "-m", "buildfixer", "memory", "import", str(dataset)], env=env, check=True)
+    subprocess.run(
+        [sys.executable, "-m", "buildfixer", "memory", "import", str(dataset)], env=env, check=True
+    )
 
     policies = {"recipes": ("recipes", None), "scripted": (f"scripted:{scripts}", "gradlefixer")}
     print("| policy | memory | resolved | LLM calls | replays | wall s |\n|---|---|---:|---:|---:|---:|")
