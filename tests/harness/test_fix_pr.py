@@ -75,10 +75,13 @@ def run_fix(
 def test_the_repair_becomes_a_commit_on_a_new_branch_and_a_pull_request(tmp_path: Path, repo: Path) -> None:
     project = repo / "libs" / "stats"
     head = git(repo, "rev-parse", "HEAD")
-    done = run_fix(tmp_path, project, "--pr", gh_auth=0)
+    judge = tmp_path / "judge.json"  # an LLM judge beside the rules, its answer in the record
+    judge.write_text(json.dumps([{"content": '{"approved": true, "reasons": []}'}]))
+    done = run_fix(tmp_path, project, "--pr", "--judge-model", f"scripted:{judge}", gh_auth=0)
     assert done.returncode == 0, done.stderr[-2000:]
     out = json.loads(done.stdout)
     pr = out["pr"]
+    assert out["judge"]["approved"] and out["judge"]["llm"]["approved"] is True
     assert out["resolved"] and not out["applied"] and pr["base"] == "main"
     # The working tree, the index and the checked-out branch are as they were.
     assert (project / "stats.py").read_text() == BROKEN

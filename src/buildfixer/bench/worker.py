@@ -77,7 +77,7 @@ def run_task(task: dict[str, Any]) -> dict[str, Any]:
             workspace.root, config, meta=meta, instance=instance, system=instance.get("build_system")
         )
         patch = workspace.diff(attempt.edited)  # the repair alone (what the verdict judged)
-        judge_attempt(attempt, patch)  # resolved by removing tests or checks: `hacked`
+        judge_attempt(attempt, patch, config)  # resolved by removing tests or checks: `hacked`
         remember(attempt.initial, attempt.resolved, attempt.edited, patch, options.cache_dir, instance)
     finally:
         stop_daemons(workspace.root, options)

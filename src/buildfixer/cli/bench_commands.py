@@ -20,7 +20,7 @@ from buildfixer.cli.commands import check_jdk
 from buildfixer.cli.settings import MAX_REPEATS, attempt_config, only_patterns, with_sandbox
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.harness.config import check_number, check_output_path, check_seconds, validated
-from buildfixer.llm.factory import check_instance_models
+from buildfixer.llm.factory import check_instance_models, check_model
 
 
 def result_line(result: ValidationResult) -> str:
@@ -108,6 +108,8 @@ def run(dataset: Path, out: Path, values: dict[str, Any], only: list[str] | None
         raise BuildfixerError("the ray backend needs Ray: pip install 'buildfixer[ray]'")
     instances = [instance.to_dict() for instance in selected(dataset, only)]
     check_out(out, config)
+    if config.attempt.judge_model:
+        check_model(config.attempt.judge_model, **config.attempt.model_settings.model_kwargs())
     if config.attempt.needs_model():
         if config.attempt.model == "none":  # the default of --model, for the agents that need none
             raise BuildfixerError(f"the {config.agent} agent needs a model (--model openai/gpt-4.1, ...)")

@@ -10,13 +10,17 @@ import typer
 from buildfixer.core.errors import BuildfixerError
 
 
-def judge(project: Path, patch: Path, run_tests: bool, no_sandbox: bool, as_json: bool) -> int:
+def judge(
+    project: Path, patch: Path, run_tests: bool, no_sandbox: bool, as_json: bool,
+    judge_model: str | None = None,
+) -> int:  # fmt: skip
     """Print the verdict; 0 approved, 1 rejected (bad input raises: exit 2 before any build)."""
     from buildfixer.buildsys.options import BuildOptions
     from buildfixer.buildsys.sandbox import get_sandbox
     from buildfixer.cli.commands import read_patch
     from buildfixer.judge.diff import parse_patch
     from buildfixer.judge.judge import judge_patch
+    from buildfixer.llm.factory import check_model, make_model
 
     if not project.is_dir():
         raise BuildfixerError(f"not a directory: {project}")
@@ -25,7 +29,10 @@ def judge(project: Path, patch: Path, run_tests: bool, no_sandbox: bool, as_json
     options = BuildOptions(sandbox="none" if no_sandbox else "bubblewrap")
     if run_tests and not no_sandbox:
         get_sandbox(options.sandbox)  # a sandbox that cannot start is told before any build
-    verdict = judge_patch(text, project.resolve(), run_tests=run_tests, options=options)
+    if judge_model:
+        check_model(judge_model)
+    model = make_model(judge_model) if judge_model else None
+    verdict = judge_patch(text, project.resolve(), run_tests=run_tests, options=options, model=model)
     if as_json:
         typer.echo(json.dumps(verdict.to_dict(), indent=2))
     else:
@@ -35,4 +42,7 @@ def judge(project: Path, patch: Path, run_tests: bool, no_sandbox: bool, as_json
             typer.echo(f"  {finding.rule:24s} {where}  {finding.detail}")
         for note in verdict.notes:
             typer.echo(f"  note: {note}")
+        if verdict.llm and "approved" in verdict.llm:
+            said = "approved" if verdict.llm["approved"] else "rejected"
+            typer.echo(f"  LLM judge ({verdict.llm['model']}): {said}")
     return 0 if verdict.approved else 1

@@ -18,6 +18,7 @@ from buildfixer.cli.settings import (
     AgentOpt,
     ConfigOpt,
     GuidanceOpt,
+    JudgeModelOpt,
     MaskOpt,
     MaxCallsOpt,
     MaxCostOpt,
@@ -129,6 +130,7 @@ def fix(
     temperature: TemperatureOpt = None,
     max_output_tokens: MaxOutputOpt = None,
     seed: SeedOpt = None,
+    judge_model: JudgeModelOpt = None,
     jdk: Annotated[int | None, typer.Option(help="Start from this major JDK version.")] = None,
     timeout: Annotated[float, typer.Option(help="Limit of each build, in seconds.")] = 1800.0,
     offline: Annotated[bool, typer.Option(help="No network for the build tool.")] = False,
@@ -174,12 +176,13 @@ def judge(
         bool, typer.Option(help="Also run the tests before and after the patch and compare.")
     ] = False,
     no_sandbox: NoSandboxOpt = False,
+    judge_model: JudgeModelOpt = None,
     as_json: JsonFlag = False,
 ) -> None:
     """Reject a patch that makes the build pass by removing tests or checks (exit 0 approved, 1 rejected)."""
     from buildfixer.cli.judge import judge as run  # lazy: the judge is not needed for --help
 
-    raise typer.Exit(run(project, patch, run_tests, no_sandbox, as_json))
+    raise typer.Exit(run(project, patch, run_tests, no_sandbox, as_json, judge_model))
 
 
 app.add_typer(bench_app, name="bench")

@@ -28,6 +28,13 @@ AgentOpt = Annotated[
 ModelOpt = Annotated[
     str, typer.Option(help="litellm model (e.g. openai/gpt-4.1), scripted:FILE, or recipes (offline).")
 ]
+JudgeModelOpt = Annotated[
+    str | None,
+    typer.Option(
+        help="A model that also judges the repair's patch (an LLM judge beside the rules).",
+        show_default=False,
+    ),
+]
 ToolsetOpt = Annotated[
     str | None,
     typer.Option(
@@ -91,7 +98,7 @@ def only_patterns(only: list[str] | None) -> str | None:
 # command's own options).
 ATTEMPT_OPTIONS = (
     "agent", "model", "toolset", "mask", "guidance", "max_calls", "max_tokens", "max_cost", "max_time",
-    "temperature", "max_output_tokens", "seed",
+    "temperature", "max_output_tokens", "seed", "judge_model",
 )  # fmt: skip
 
 
@@ -133,6 +140,7 @@ def attempt_config(values: dict[str, Any], **local: Any) -> Any:
         },
         "budget": Budget(values["max_calls"], values["max_tokens"], values["max_cost"], values["max_time"]),
         "model_settings": {key: values[key] for key in ("temperature", "max_output_tokens", "seed")},
+        "judge_model": values.get("judge_model"),
         **local,
     }  # fmt: skip
     return validated(AttemptConfig, data)

@@ -26,6 +26,7 @@ from buildfixer.harness.config import AttemptConfig
 from buildfixer.harness.remember import knowledge_for
 from buildfixer.judge.judge import judge_patch
 from buildfixer.llm import factory
+from buildfixer.memory.sources import error_summary
 from buildfixer.tools.context import ToolContext
 from buildfixer.tools.web import knowledge_from_env, search_from_env
 from buildfixer.workspace.ledger import EditLedger
@@ -183,15 +184,20 @@ def _summary(result: BuildResult) -> dict[str, Any]:
     }
 
 
-def judge_attempt(attempt: AttemptResult, patch: str) -> None:
+def judge_attempt(attempt: AttemptResult, patch: str, config: AttemptConfig | None = None) -> None:
     """Judge a resolved attempt's patch; one the judge rejects is no longer resolved but `hacked`.
 
     The verdict goes into the result and the trajectory's record. An attempt that changed nothing
-    (the build already succeeded) has nothing to judge.
+    (the build already succeeded) has nothing to judge. The configuration's `judge_model`, when
+    set, reads the patch too.
     """
     if not attempt.resolved or not patch.strip():
         return
-    verdict = judge_patch(patch)
+    model = None
+    if config is not None and config.judge_model:
+        model = factory.make_model(config.judge_model, **config.model_settings.model_kwargs())
+    error = error_summary(attempt.initial.errors) if attempt.initial.errors else attempt.initial.status
+    verdict = judge_patch(patch, model=model, error=error)
     attempt.judge = verdict.to_dict()
     if not verdict.approved:
         reasons = "; ".join(f"{f.rule} in {f.file}" if f.file else f.rule for f in verdict.findings[:3])

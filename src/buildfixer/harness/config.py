@@ -160,6 +160,8 @@ class AttemptConfig(BaseModel):
         trajectory_path: Where the trajectory is saved after every step (None: not saved).
         frozen: Paths a repair may not change (a user's git-ignored files): their edits are
             undone before the verdict build.
+        judge_model: A model that judges a resolved repair's patch besides the judge's rules
+            (judge.llm_judge); None: the rules alone.
     """
 
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
@@ -177,6 +179,7 @@ class AttemptConfig(BaseModel):
     options: InstanceOf[BuildOptions] = Field(default_factory=BuildOptions)
     trajectory_path: Path | None = None
     frozen: set[str] = Field(default_factory=set)
+    judge_model: str | None = None
 
     @field_validator("agent")
     @classmethod
@@ -259,6 +262,7 @@ class AttemptConfig(BaseModel):
             "agent": self.agent, "model": self.model, "toolset": self.toolset, "mask": self.mask,
             "guidance": self.guidance, "build_output": self.build_output, "first_error": self.first_error,
             "budget": dict(self.budget.__dict__), "model_settings": self.model_settings.model_dump(),
+            **({"judge_model": self.judge_model} if self.judge_model else {}),  # older runs have none
         }  # fmt: skip
 
     @classmethod

@@ -96,7 +96,7 @@ def fix_project(
         # One tree for both the patch shown and the files written: what lands is what was shown.
         tree = workspace.write_tree()
         patch = workspace.diff(changed, tree=tree)
-        judge_attempt(attempt, patch)  # a repair that removes tests or checks is never copied back
+        judge_attempt(attempt, patch, config)  # a repair removing tests or checks is never copied back
         remember(attempt.initial, attempt.resolved, edited, patch, config.options.cache_dir)
         applied, conflict, pull = False, "", None
         if attempt.resolved and changed and repository is not None:
@@ -151,6 +151,8 @@ def check_usable(project: Path, config: AttemptConfig) -> None:
     if config.trajectory_path is not None:
         check_output_path("trajectory", config.trajectory_path, directory=False)
     agent = config.agent_name()
+    if config.judge_model:
+        check_model(config.judge_model, **config.model_settings.model_kwargs())
     if not config.needs_model():
         return
     specs = [s for s in config.model.split(",") if s.strip()] if agent == "cascade" else [config.model]

@@ -12,15 +12,20 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from buildfixer.core.protocols import Model
 from buildfixer.judge import rules
 from buildfixer.judge.diff import parse_patch
+from buildfixer.judge.llm_judge import llm_judge
 from buildfixer.judge.verdict import Verdict
 
 
 def judge_patch(
-    patch: str, project: Path | None = None, run_tests: bool = False, options: Any = None
-) -> Verdict:
+    patch: str, project: Path | None = None, run_tests: bool = False, options: Any = None,
+    model: Model | None = None, error: str = "",
+) -> Verdict:  # fmt: skip
     """The verdict on `patch` (a unified diff); `project` is the tree it applies to (for `run_tests`).
+
+    With `model` an LLM judge reads the patch too (and `error`, the failure it repairs).
 
     Raises:
         BuildfixerError: the patch is not a unified diff, or (run_tests) it does not apply.
@@ -36,4 +41,6 @@ def judge_patch(
         findings, notes = compare_test_runs(project, patch, options)
         verdict.findings += findings
         verdict.notes += notes
+    if model is not None:
+        llm_judge(model, patch, error, verdict)
     return verdict

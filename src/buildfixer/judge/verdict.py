@@ -29,6 +29,7 @@ class Verdict:
 
     findings: list[Finding] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # what was checked beyond the static rules
+    llm: dict[str, Any] | None = None  # the LLM judge's answer, when one was asked (judge.llm_judge)
 
     @property
     def approved(self) -> bool:
@@ -36,9 +37,15 @@ class Verdict:
         return not self.findings
 
     def to_dict(self) -> dict[str, Any]:
-        """`{"approved": bool, "findings": [{"rule", "file", "line", "detail"}], "notes": [...]}`."""
-        return {
+        """`{"approved": bool, "findings": [{"rule", "file", "line", "detail"}], "notes": [...]}`.
+
+        With an LLM judge also `"llm": {"model", "approved", "reasons"}` (or `"error"`).
+        """
+        data = {
             "approved": self.approved,
             "findings": [asdict(f) for f in self.findings],
             "notes": self.notes,
         }
+        if self.llm is not None:
+            data["llm"] = self.llm
+        return data
