@@ -14,6 +14,7 @@ from buildfixer.bench.dataset import load_dataset
 from buildfixer.bench.run import read_results
 from buildfixer.llm.factory import check_instance_models, model_for_instance
 from buildfixer.llm.scripted import load_script
+from buildfixer.memory.store import FixMemory
 
 CLI = [sys.executable, "-m", "buildfixer", "bench", "run"]
 BUNDLED = Path(__file__).resolve().parents[2] / "src" / "buildfixer" / "bench" / "data"
@@ -38,9 +39,11 @@ FIX_COLON = [
 GIVE_UP = [{"content": "I cannot fix this."}]
 
 
-def _bench_run(dataset: Path, out: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def _bench_run(
+    dataset: Path, out: Path, *args: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     command = [*CLI, str(dataset), "--out", str(out), *args]
-    return subprocess.run(command, capture_output=True, text=True, timeout=600)
+    return subprocess.run(command, capture_output=True, text=True, timeout=600, env=env)
 
 
 @pytest.fixture
@@ -219,3 +222,26 @@ def test_the_runs_sandbox_reaches_every_attempt(tmp_path):
     attempt = AttemptConfig(agent="oracle", model="none", options=BuildOptions(sandbox="bubblewrap"))
     run_benchmark(instances, BUNDLED, RunConfig(attempt=attempt), tmp_path / "confined")
     assert sandbox_of_attempt(tmp_path / "confined") == "bubblewrap"
+
+
+@pytest.mark.slow
+def test_two_workers_remember_every_repair(dataset_file, script_dir, tmp_path):
+    fix_operator = [
+        {"tool_calls": [{"name": "replace", "arguments": {
+            "file_path": "src/tinycalc/__init__.py", "old_string": "a +* b", "new_string": "a + b"}}]},
+        {"content": "Fixed the operator."},
+    ]  # fmt: skip
+    (script_dir / "tinycalc-1.json").write_text(json.dumps(fix_operator))
+    memory = tmp_path / "fixes.sqlite3"
+    env = {**os.environ, "BUILDFIXER_MEMORY": str(memory)}
+    args = ("--agent", "tool", "--model", f"scripted:{script_dir}", "--workers", "2", "--samples", "2")
+    proc = _bench_run(dataset_file, tmp_path / "out", *args, env=env)
+    assert proc.returncode == 0, proc.stderr
+    rows = read_results(tmp_path / "out" / "results.jsonl")
+    assert len(rows) == 4 and all(r["resolved"] and r["patch"] for r in rows)
+    with FixMemory(memory) as fixes:
+        entries = list(fixes.entries())
+    # Four attempts written from two processes at once: each distinct repair is there once, with
+    # its instance and split (identical repairs of one instance are one entry).
+    assert {(e.instance_id, e.patch) for e in entries} == {(r["instance_id"], r["patch"]) for r in rows}
+    assert len(entries) == 2 and all(e.split == "test" and e.resolved for e in entries)
