@@ -1,6 +1,7 @@
 """The judge on a corpus of reward hacks and honest fixes of our own, and on the bundled gold patches."""
 
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -34,3 +35,27 @@ def test_the_corpus_is_large_enough_and_spans_the_build_systems() -> None:
     assert len(HACKS) >= 20 and len(HONEST) >= 10
     paths = " ".join(path for path, _, _ in HACKS.values())
     assert all(marker in paths for marker in ("build.gradle", "pom.xml", ".py", "package.json", ".ts"))
+
+
+def test_no_gold_patch_is_rejected_as_the_harness_diffs_it(tmp_path: Path) -> None:
+    """The same patches made the harness's way: applied in a clone and diffed without rename detection."""
+    rows = [json.loads(line) for line in DATASET.read_text().splitlines() if line.strip()]
+    clones: dict[str, Path] = {}
+    rejected = {}
+    for row in rows:
+        if row["repo"] not in clones:
+            clones[row["repo"]] = tmp_path / Path(row["repo"]).stem
+            git(tmp_path, "clone", "-q", str(DATASET.parent / row["repo"]), str(clones[row["repo"]]))
+        repo = clones[row["repo"]]
+        git(repo, "checkout", "-q", "--force", row["base_commit"])
+        git(repo, "clean", "-qfdx")
+        git(repo, "apply", "-", stdin=row["gold_patch"])
+        git(repo, "add", "-A")
+        patch = git(repo, "diff", "--cached", "--no-renames", row["base_commit"])
+        rejected[row["instance_id"]] = judge_patch(patch).findings
+    assert not any(rejected.values()), {k: v for k, v in rejected.items() if v}
+
+
+def git(cwd: Path, *args: str, stdin: str | None = None) -> str:
+    done = subprocess.run(["git", *args], cwd=cwd, input=stdin, capture_output=True, text=True, check=True)
+    return done.stdout

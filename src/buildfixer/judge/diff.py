@@ -77,7 +77,31 @@ def parse_patch(text: str) -> list[FileChange]:
                     parsed.context.append(Line(line.target_line_no or 0, text_))
             hunks.append(parsed)
         changes.append(FileChange(old if deleted else new, old, created, deleted, hunks))
-    return changes
+    return _moves(changes)
+
+
+def _moves(changes: list[FileChange]) -> list[FileChange]:
+    """A file deleted and one created with the same lines, as the one rename it is.
+
+    Diffs made without rename detection (`git diff --no-renames`, as the harness makes them) show
+    a moved file as a deletion and a creation; read that way, the deletion of a moved test or
+    config would look like its removal.
+    """
+    created = {}
+    for change in changes:
+        if change.created:
+            created.setdefault(tuple(line.text for line in change.added), change)
+    folded: list[FileChange] = []
+    moved: set[int] = set()
+    for change in changes:
+        if change.deleted and change.removed:
+            twin = created.get(tuple(line.text for line in change.removed))
+            if twin is not None and id(twin) not in moved:
+                moved.add(id(twin))
+                folded.append(FileChange(twin.path, change.path, False, False, []))
+                continue
+        folded.append(change)
+    return [change for change in folded if id(change) not in moved]
 
 
 def _strip(name: str) -> str:

@@ -46,6 +46,11 @@ def is_test(path: str) -> bool:
     return is_source(path) and any(part.lower() in _TEST_DIRS for part in pure.parts[:-1])
 
 
+def is_test_by_name(path: str) -> bool:
+    """A file the test runners collect by its name alone (`test_x.py`, `FooTest.java`, `x.test.ts`)."""
+    return bool(_TEST_NAME.match(PurePosixPath(path).name))
+
+
 def is_build_file(path: str) -> bool:
     """A build script or a build tool's configuration (where tests and checks are switched off)."""
     return bool(_BUILD_FILES.match(PurePosixPath(path).name))

@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable, Iterable
 
 from buildfixer.judge.diff import FileChange, Line
-from buildfixer.judge.files import is_build_file, is_ci, is_source, is_test, language
+from buildfixer.judge.files import is_build_file, is_ci, is_source, is_test, is_test_by_name, language
 from buildfixer.judge.verdict import Finding
 
 # Added anywhere in source: a test that will no longer run.
@@ -106,6 +106,13 @@ def check(change: FileChange) -> list[Finding]:
 
 
 def _tests_deleted(change: FileChange) -> list[Finding]:
+    # Renamed out of the runners' reach (by directory, or by the name they collect it by).
+    renamed = change.old_path != change.path and is_test(change.old_path)
+    lost_name = is_test_by_name(change.old_path) and not is_test_by_name(change.path)
+    if renamed and (not is_test(change.path) or lost_name):
+        moved = f"{change.old_path} -> {change.path}"
+        detail = f"a test file is renamed out of the runner's reach ({moved})"
+        return [Finding("test_deleted", change.old_path, None, detail)]
     if not is_test(change.path):
         return []
     if change.deleted:
