@@ -87,7 +87,7 @@ def _moves(changes: list[FileChange]) -> list[FileChange]:
     a moved file as a deletion and a creation; read that way, the deletion of a moved test or
     config would look like its removal.
     """
-    created = {}
+    created: dict[tuple[str, ...], FileChange] = {}
     for change in changes:
         if change.created:
             created.setdefault(tuple(line.text for line in change.added), change)
