@@ -97,10 +97,12 @@ def test_remove_dependency_drops_an_unpublished_one_and_the_build_passes(tmp_pat
 
 
 @pytest.mark.slow
-def test_dependency_upgrade_in_package_json_without_a_lockfile(tmp_path: Path) -> None:
+def test_dependency_upgrade_in_package_json_updates_the_lockfile(tmp_path: Path) -> None:
     root = materialize(get_example("npm-app/missing-version"), tmp_path / "project")
-    (root / "package-lock.json").unlink()  # with a lockfile, npm ci needs it regenerated (the tool says so)
-    assert status(root, "npm") == "failure"
-    call(root, "npm", "dependency_upgrade", dependency="typescript", version="5.4.5")
+    assert status(root, "npm") == "failure"  # npm ci: typescript 5.4.9 was never published
+    out = call(root, "npm", "dependency_upgrade", dependency="typescript", version="5.4.5")
     assert '"typescript": "5.4.5"' in (root / "package.json").read_text()
-    assert status(root, "npm") == "success"
+    assert "package-lock.json updated" in out
+    lock = (root / "package-lock.json").read_text()
+    assert '"version": "5.4.5"' in lock and "5.4.9" not in lock
+    assert status(root, "npm") == "success"  # npm ci accepts the lockfile

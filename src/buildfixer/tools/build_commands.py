@@ -32,6 +32,7 @@ from pathlib import Path
 from buildfixer.buildsys import npm
 from buildfixer.buildsys.environment import build_environment
 from buildfixer.buildsys.plan import executable
+from buildfixer.buildsys.runner import RunResult
 from buildfixer.tools.base import Tool, ToolError, make_tool
 from buildfixer.tools.build_support import build, command_view, raw_view, run_command, sandboxed
 from buildfixer.tools.context import ToolContext
@@ -217,24 +218,27 @@ def _npm_tool(ctx: ToolContext) -> Tool:
         if args[0] not in _NPM_DIRECT:
             accepted = ", ".join(sorted(_NPM_DIRECT))
             raise ToolError(f"npm {args[0]} is not accepted; use run <script>, test, start, or: {accepted}")
-        program = executable("npm")
-        if program is None:
-            raise ToolError("npm is not installed on this machine")
-        cache = ctx.options.cache_dir / "npm"
-        argv = [program, *args]
-        if ctx.options.offline and args[0] in _NPM_INSTALLING:
-            argv.append("--offline")
-        env = build_environment(ctx.options.extra_env, {"npm_config_cache": str(cache)})
-        env.update(
-            {"npm_config_fund": "false", "npm_config_audit": "false", "npm_config_update_notifier": "false"}
-        )
-        run, output = run_command(ctx, sandboxed(ctx, argv), env, ctx.options.timeout_s, "npm")
+        run, output = run_npm(ctx, args)
         note = ""
         if (manager := npm.package_manager(ctx.root)) != "npm":
             note = f"\nNote: this project uses {manager}; this ran npm, which ignores {manager}'s lockfile."
         return command_view(shlex.join(["npm", *args]), run, output) + note
 
     return make_tool(run_npm_command)
+
+
+def run_npm(ctx: ToolContext, args: list[str]) -> tuple[RunResult, str]:
+    """`npm ARGS` in the workspace, sandboxed, with buildfixer's npm cache; the run and its output."""
+    program = executable("npm")
+    if program is None:
+        raise ToolError("npm is not installed on this machine")
+    argv = [program, *args]
+    if ctx.options.offline and args[0] in _NPM_INSTALLING:
+        argv.append("--offline")
+    env = build_environment(ctx.options.extra_env, {"npm_config_cache": str(ctx.options.cache_dir / "npm")})
+    quiet = {"npm_config_fund": "false", "npm_config_audit": "false", "npm_config_update_notifier": "false"}
+    env.update(quiet)
+    return run_command(ctx, sandboxed(ctx, argv), env, ctx.options.timeout_s, "npm")
 
 
 def _python_argv(command: str) -> tuple[str, list[str]]:

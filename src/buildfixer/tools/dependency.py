@@ -15,6 +15,7 @@ from buildfixer.deps import manage as deps
 from buildfixer.deps.registry import available_versions
 from buildfixer.deps.versions import newest_version
 from buildfixer.tools.base import Tool, ToolError, make_tool
+from buildfixer.tools.build_commands import run_npm
 from buildfixer.tools.confined import writable
 from buildfixer.tools.context import ToolContext
 
@@ -104,6 +105,16 @@ def _write(ctx: ToolContext, edits: list[deps.Edit]) -> None:
             target.write(after.encode("utf-8", "surrogateescape"), mode)
 
 
+def _update_lockfile(ctx: ToolContext) -> str:
+    """Bring package-lock.json in line with package.json (`npm ci` refuses a lockfile that disagrees)."""
+    args = ["install", "--package-lock-only", "--ignore-scripts"]
+    run, output = run_npm(ctx, args)
+    if run.exit_code == 0 and not run.timed_out:
+        return "\npackage-lock.json updated (npm install --package-lock-only)."
+    last = "\n".join(output.strip().splitlines()[-5:])
+    return f"\nNote: package-lock.json still pins the old version; updating it failed:\n{last}"
+
+
 def dependency_tools(ctx: ToolContext) -> list[Tool]:
     """`dependency_upgrade` and `remove_dependency` bound to a workspace."""
 
@@ -144,7 +155,7 @@ def dependency_tools(ctx: ToolContext) -> list[Tool]:
         before = ", ".join(sorted({d.version or "unversioned" for d in found}))
         note = ""
         if any(e.file.endswith("package.json") for e in edits) and (ctx.root / "package-lock.json").is_file():
-            note = "\nNote: package-lock.json still pins the old version; `npm ci` needs it updated too."
+            note = _update_lockfile(ctx)
         return f"{name}: {before} -> {version}\n{_show(edits)}{note}"
 
     def remove_dependency(dependency: str) -> str:
