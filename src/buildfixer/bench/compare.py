@@ -15,7 +15,6 @@ from typing import Any
 from buildfixer.bench.plots import pass_at_k_svg
 from buildfixer.bench.report import FORMATS, build_report, render_as
 from buildfixer.bench.report_render import (
-    Column,
     comparison_tables,
     curves,
     html_document,
@@ -23,6 +22,7 @@ from buildfixer.bench.report_render import (
     run_label,
 )
 from buildfixer.bench.rundir import load_run, write_atomic
+from buildfixer.bench.tables import Column
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.harness.config import check_output_path
 

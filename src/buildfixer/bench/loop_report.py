@@ -8,8 +8,11 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+
+from buildfixer.bench.tables import Column, Table
 
 OUTCOMES = ("resolved", "distinct", "similar", "rejected", "budget")
 
@@ -63,3 +66,43 @@ def repair_loop(run_dir: Path, rows: list[dict[str, Any]]) -> dict[str, Any] | N
 def _counts(values: Any) -> dict[str, int]:
     counted = Counter(int(v) for v in values)
     return {str(n): counted[n] for n in sorted(counted)}
+
+
+def loop_table(columns: Sequence[Column]) -> Table | None:
+    """The repair loop's tries per error and how they ended (configurations that ran it)."""
+    loops = [
+        (label if len(per) == 1 else f"{label}: {name}", loop)
+        for label, report in columns
+        if (per := report.get("repair_loop"))
+        for name, loop in per.items()
+    ]
+    if not loops:
+        return None
+    def row(name: str, value: Any) -> list[str]:
+        return [name] + [str(value(loop)) for _, loop in loops]
+
+    def keys(section: str) -> list[str]:
+        found = dict.fromkeys(k for _, loop in loops for k in loop[section])
+        return sorted(found, key=int) if section != "outcomes" else list(found)
+
+    rows = [
+        row("Attempts", lambda loop: loop["attempts"]),
+        row("Errors taken on", lambda loop: loop["errors"]),
+        row("Tries", lambda loop: loop["tries"]),
+        *(row(f"Errors tried {n} time(s)", lambda loop, n=n: loop["tries_per_error"].get(n, 0))
+          for n in keys("tries_per_error")),
+        *(row(f"Tries ended {k}", lambda loop, k=k: loop["outcomes"].get(k, 0)) for k in keys("outcomes")),
+        *(row(f"Errors resolved at try {n}", lambda loop, n=n: loop["resolved_at_try"].get(n, 0))
+          for n in keys("resolved_at_try")),
+        row("Tries offered a remembered fix", lambda loop: loop["offered"]),
+        row("Remembered fixes replayed", lambda loop: loop["replayed"]),
+        row("Replays that ended the error", lambda loop: loop["replay_resolved"]),
+    ]  # fmt: skip
+    return Table(
+        title="Repair loop: tries per error",
+        headers=["Item"] + [label for label, _ in loops],
+        rows=rows,
+        note="Each error the loop took on gets up to three tries. distinct: a new error followed (kept); "
+        "similar: the same error remained (discarded); rejected: the build passed but the judge "
+        "refused the change (discarded).",
+    )

@@ -9,40 +9,17 @@ other missing number (an empty group, the sd of one value) shows "–".
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from html import escape
 from typing import Any
 
+from buildfixer.bench.loop_report import loop_table
 from buildfixer.bench.plots import FAILED_COLOR, RESOLVED_COLOR, histogram_svg, pass_at_k_svg
+from buildfixer.bench.tables import Column, Table
 
-Column = tuple[str, dict[str, Any]]
 USAGE_LABELS = {"llm_calls": "LLM calls", "input_tokens": "Input tokens", "output_tokens": "Output tokens",
                 "cost_usd": "Cost (USD)", "duration_s": "Duration (s)"}  # fmt: skip
 NAN = "NaN"
 EMPTY = "–"
-
-
-@dataclass
-class Table:
-    """A titled table of strings.
-
-    Attributes:
-        title: Section heading.
-        headers: Column headings.
-        rows: Cells, one list per row (first cell is the row heading).
-        note: A sentence under the table saying how to read it.
-        spans: An optional top header row for HTML: (label, columns spanned).
-        short_headers: Column headings shown under the spans in HTML (default: headers).
-        numeric: Right-align every column but the first.
-    """
-
-    title: str
-    headers: list[str]
-    rows: list[list[str]]
-    note: str = ""
-    spans: list[tuple[str, int]] = field(default_factory=list)
-    short_headers: list[str] = field(default_factory=list)
-    numeric: bool = True
 
 
 def pct(value: float | None) -> str:
@@ -238,46 +215,6 @@ def stop_table(columns: Sequence[Column]) -> Table:
         rows=rows,
         note="How each attempt ended (resolved: the harness's own build succeeded); unknown: a result "
         "recorded before stop kinds were.",
-    )
-
-
-def loop_table(columns: Sequence[Column]) -> Table | None:
-    """The repair loop's tries per error and how they ended (configurations that ran it)."""
-    loops = [
-        (label if len(per) == 1 else f"{label}: {name}", loop)
-        for label, report in columns
-        if (per := report.get("repair_loop"))
-        for name, loop in per.items()
-    ]
-    if not loops:
-        return None
-    def row(name: str, value: Any) -> list[str]:
-        return [name] + [str(value(loop)) for _, loop in loops]
-
-    def keys(section: str) -> list[str]:
-        found = dict.fromkeys(k for _, loop in loops for k in loop[section])
-        return sorted(found, key=int) if section != "outcomes" else list(found)
-
-    rows = [
-        row("Attempts", lambda loop: loop["attempts"]),
-        row("Errors taken on", lambda loop: loop["errors"]),
-        row("Tries", lambda loop: loop["tries"]),
-        *(row(f"Errors tried {n} time(s)", lambda loop, n=n: loop["tries_per_error"].get(n, 0))
-          for n in keys("tries_per_error")),
-        *(row(f"Tries ended {k}", lambda loop, k=k: loop["outcomes"].get(k, 0)) for k in keys("outcomes")),
-        *(row(f"Errors resolved at try {n}", lambda loop, n=n: loop["resolved_at_try"].get(n, 0))
-          for n in keys("resolved_at_try")),
-        row("Tries offered a remembered fix", lambda loop: loop["offered"]),
-        row("Remembered fixes replayed", lambda loop: loop["replayed"]),
-        row("Replays that ended the error", lambda loop: loop["replay_resolved"]),
-    ]  # fmt: skip
-    return Table(
-        title="Repair loop: tries per error",
-        headers=["Item"] + [label for label, _ in loops],
-        rows=rows,
-        note="Each error the loop took on gets up to three tries. distinct: a new error followed (kept); "
-        "similar: the same error remained (discarded); rejected: the build passed but the judge "
-        "refused the change (discarded).",
     )
 
 
