@@ -65,7 +65,11 @@ def run_fix(
         gh.chmod(0o755)
     script = tmp_path / "script.json"
     script.write_text(json.dumps(REPAIR))
-    env = {**os.environ, "PATH": f"{bin_dir}:/usr/bin:/bin"}
+    env = {
+        **os.environ,
+        "PATH": f"{bin_dir}:/usr/bin:/bin",
+        "BUILDFIXER_MEMORY": str(tmp_path / "fixes.sqlite3"),
+    }
     cmd = [sys.executable, "-m", "buildfixer", "fix", str(project), "--model", f"scripted:{script}",
            "--toolset", "industrial", "--json", *extra]  # fmt: skip
     return subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=env)
@@ -77,8 +81,10 @@ def test_the_repair_becomes_a_commit_on_a_new_branch_and_a_pull_request(tmp_path
     head = git(repo, "rev-parse", "HEAD")
     judge = tmp_path / "judge.json"  # an LLM judge beside the rules, its answer in the record
     judge.write_text(json.dumps([{"content": '{"approved": true, "reasons": []}'}]))
-    done = run_fix(tmp_path, project, "--pr", "--judge-model", f"scripted:{judge}", gh_auth=0)
+    loop = ("--agent", "pipeline")  # the repair loop, as a user starts it
+    done = run_fix(tmp_path, project, "--pr", "--judge-model", f"scripted:{judge}", *loop, gh_auth=0)
     assert done.returncode == 0, done.stderr[-2000:]
+    assert "error 1, try 1 (no remembered fix)" in done.stderr
     out = json.loads(done.stdout)
     pr = out["pr"]
     assert out["judge"]["approved"] and out["judge"]["llm"]["approved"] is True

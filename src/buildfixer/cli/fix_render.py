@@ -37,6 +37,9 @@ class ProgressPrinter:
             self.console.print(f"  {mark} {escape(data['name'])} [dim]{data['seconds']:.1f}s[/]")
         elif event == "stop":
             self.console.print(f"[dim]agent stopped: {escape(data['reason'])}[/]")
+        elif event == "pipeline":  # the repair loop starts a try
+            offer = f"remembered fix #{data['candidate']}" if data.get("candidate") else "no remembered fix"
+            self.console.print(f"[bold]error {data['error']}, try {data['try']}[/] [dim]({offer})[/]")
 
 
 def step_tokens(data: dict[str, Any]) -> str:
