@@ -61,8 +61,7 @@ CASES = {
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_dependency_upgrade_makes_the_failing_build_pass(case: str, tmp_path: Path) -> None:
     example, system, arguments, path, expected = CASES[case]
-    root = materialize(get_example(example), tmp_path / "project")
-    assert status(root, system) == "failure"
+    root = materialize(get_example(example), tmp_path / "project")  # fails as it is (test_fix_examples)
     out = call(root, system, "dependency_upgrade", **arguments)
     assert expected in (root / path).read_text(), out
     assert status(root, system) == "success"
@@ -98,8 +97,7 @@ def test_remove_dependency_drops_an_unpublished_one_and_the_build_passes(tmp_pat
 
 @pytest.mark.slow
 def test_dependency_upgrade_in_package_json_updates_the_lockfile(tmp_path: Path) -> None:
-    root = materialize(get_example("npm-app/missing-version"), tmp_path / "project")
-    assert status(root, "npm") == "failure"  # npm ci: typescript 5.4.9 was never published
+    root = materialize(get_example("npm-app/missing-version"), tmp_path / "project")  # typescript 5.4.9
     out = call(root, "npm", "dependency_upgrade", dependency="typescript", version="5.4.5")
     assert '"typescript": "5.4.5"' in (root / "package.json").read_text()
     assert "package-lock.json updated" in out
