@@ -18,6 +18,7 @@ import pytest
 from buildfixer.buildsys.analyzed import build_and_analyze
 from buildfixer.buildsys.options import BuildOptions
 from buildfixer.buildsys.project import stop_daemons
+from buildfixer.core.build_result import BuildResult
 from buildfixer.examples import Example, load_examples, materialize, materialize_base
 from buildfixer.harness.attempt import AttemptConfig
 from buildfixer.harness.fix import fix_project
@@ -112,7 +113,7 @@ def test_fix_repairs_or_declines_and_keeps_the_users_files(
     config.trajectory_path = tmp_path / "trajectory.json"
     outcome = fix_project(project, config, progress=progress)
     attempt = outcome.attempt
-    assert attempt.initial.status == "failure"
+    assert_root_error(example, attempt.initial)
     for name, data in USER_FILES.items():
         assert (project / name).read_bytes() == data, name
     if outcome.applied:
@@ -130,3 +131,18 @@ def test_fix_repairs_or_declines_and_keeps_the_users_files(
         return
     assert attempt.resolved, (attempt.stop_reason, attempt.verdict.errors[:3])
     assert outcome.applied == bool(outcome.changed_files)  # a JDK switch alone changes no file
+
+
+def assert_root_error(example: Example, result: BuildResult) -> None:
+    """The example's build fails with the category, root error, file and line its manifest names."""
+    log = Path(result.log_path).read_text(errors="replace")
+    assert result.status == "failure", log[-3000:]
+    assert result.exit_code != 0
+    assert result.build_system == example.build_system
+    assert result.category == example.category, (result.errors[:3], log[-3000:])
+    top = result.errors[0]
+    assert example.message_contains.lower() in top.message.lower(), (top, result.errors[:4])
+    if example.root_file:
+        assert top.file is not None and top.file.replace("\\", "/").endswith(example.root_file), top
+    if example.root_line:
+        assert top.line == example.root_line, top
