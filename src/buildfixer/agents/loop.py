@@ -98,6 +98,7 @@ class ToolLoop:
         """Talk until the model stops calling tools or a limit ends the attempt."""
         by_name = {tool.name: tool for tool in self.tools}
         schemas = [tool.schema() for tool in self.tools]
+        trajectory.meta["tools"] = schemas  # what the model saw, for training exports
         if not trajectory.messages:
             trajectory.add_message({"role": "system", "content": system})
             trajectory.add_message({"role": "user", "content": first})

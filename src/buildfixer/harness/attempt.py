@@ -117,7 +117,8 @@ def run_attempt(
     trajectory = Trajectory(config.trajectory_path)
     trajectory.meta = {
         "project": str(root), "build_system": ctx.build_system, "agent": agent.name, "model": config.model,
-        "config": config.describe(), **(meta or {}),
+        "config": config.describe(), "started_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        **(meta or {}),
     }  # fmt: skip
     if agent.builds_first:
         emit(progress, "build", {"phase": "initial"})

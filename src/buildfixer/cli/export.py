@@ -1,0 +1,64 @@
+"""The `buildfixer export` commands: what buildfixer recorded, in the formats trainers read.
+
+Imported at CLI start-up: only typer at module level; the work is in `export.sft`.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from buildfixer.core.errors import BuildfixerError
+
+export_app = typer.Typer(
+    name="export",
+    help="Export trajectories for training (SFT rows in the chat format TRL reads).",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+@export_app.command()
+def sft(
+    sources: Annotated[list[Path], typer.Argument(help="Run directories of bench run, or trajectory files.")],
+    out: Annotated[Path, typer.Option(help="Where to write: FILE.jsonl, or FILE.parquet (needs pyarrow).")],
+    strip_think: Annotated[bool, typer.Option(help="Remove <think> blocks from assistant messages.")] = False,
+    max_tool_tokens: Annotated[
+        int | None, typer.Option(help="Replace a tool output over this many tokens by a note.")
+    ] = None,
+    dedupe: Annotated[
+        bool, typer.Option(help="Keep one of identical trajectories (same instance, same model replies).")
+    ] = True,
+    val_fraction: Annotated[float, typer.Option(help="Newest part of the examples for validation.")] = 0.2,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Resolved, judge-approved trajectories as rows of messages and tools, split by time."""
+    from buildfixer.export.sft import ExportOptions, export_sft, write_rows  # lazy: the tools layer
+    from buildfixer.harness.config import check_output_path, number_problem
+
+    if out.suffix not in (".jsonl", ".json", ".parquet"):
+        raise BuildfixerError(f"--out {out}: name a .jsonl or .parquet file")
+    check_output_path("--out", out, directory=False)
+    if problem := number_problem(val_fraction, whole=False, low=0, high=1):
+        raise BuildfixerError(f"--val-fraction {problem}")
+    if max_tool_tokens is not None and (
+        problem := number_problem(max_tool_tokens, whole=True, low=1, high=10**9)
+    ):
+        raise BuildfixerError(f"--max-tool-tokens {problem}")
+    missing = [str(s) for s in sources if not s.exists()]
+    if missing:
+        raise BuildfixerError(f"no such run directory or trajectory: {missing[0]}")
+    options = ExportOptions(strip_think, max_tool_tokens, dedupe, val_fraction)
+    rows = export_sft(sources, options)
+    write_rows(rows, out)
+    counts = {split: sum(r["split"] == split for r in rows) for split in ("train", "validation")}
+    if as_json:
+        typer.echo(json.dumps({"out": str(out), "examples": len(rows), **counts}))
+    else:
+        typer.echo(
+            f"{len(rows)} example(s) ({counts['train']} train, {counts['validation']} validation) -> {out}"
+        )

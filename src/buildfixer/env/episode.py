@@ -1,0 +1,211 @@
+"""The RL environment: one repair episode on a dataset instance, driven one model reply at a time.
+
+`reset()` puts a pooled workspace at the instance's failing commit (a `git checkout`, not a clone)
+and returns what the model sees first: the system prompt, the first message and the tool schemas.
+`step(assistant_message)` runs the reply's tool calls and returns their results; the episode ends
+when the reply calls no tool, at the turn limit, at the wall-time limit, or when a tool overran it
+(the observation then says `tooltimeout`, as the second study's environment did). At the end the
+harness's own build is the verdict and, with `judge=True`, the judge reads the patch: the reward
+is 1.0 only when the build passes and the judge approves; both are in `info` for a trainer that
+shapes its own.
+
+The failing build of an instance is built once per process and reused by every later reset of
+the same instance (its log and errors make the first message), so a reset costs a checkout.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from buildfixer.agents.calls import execute_call
+from buildfixer.agents.prompts import first_message, system_prompt
+from buildfixer.buildsys.options import BuildOptions
+from buildfixer.buildsys.project import stop_daemons
+from buildfixer.core.build_result import BuildResult
+from buildfixer.core.errors import BuildfixerError
+from buildfixer.harness.attempt import AttemptConfig, current_build, make_context, verdict_build
+from buildfixer.judge.judge import judge_patch
+from buildfixer.tools.build_support import format_build_output
+from buildfixer.tools.presets import PRESETS, make_toolset
+from buildfixer.workspace.ledger import EditLedger
+from buildfixer.workspace.workspace import Workspace
+
+MODES = ("simplified", "full")
+BUILT_MODES = ("simplified",)
+TOOL_TIMEOUT = "tooltimeout"
+_BUNDLED = Path(__file__).resolve().parent.parent / "bench" / "data"
+_FAILURES: dict[tuple[str, str], BuildResult] = {}  # (repository, commit) -> its failing build
+
+
+class BuildRepairEnv:
+    """One instance, many episodes: `reset`, `step` until done, `reset` again; `close` at the end.
+
+    Args:
+        instance: A dataset row (`repo`, `base_commit`, `instance_id`, ...); a relative `repo` is
+            found in `dataset_dir`, by default the bundled dataset's folder.
+        mode: "simplified": an episode starts from the instance's failure ("full", the repair loop as
+            an episode, is not built yet).
+        judge: Whether the judge must approve the patch for the reward.
+        toolset: The tool preset the model gets (tools.presets.PRESETS).
+        max_turns: Model replies per episode.
+        max_wall_s: Wall time of an episode (None: none).
+        options: Build options (cache, timeouts, sandbox); the instance's JDK is applied on top.
+        dataset_dir: Where relative repositories are.
+    """
+
+    def __init__(
+        self, instance: dict[str, Any], mode: str = "simplified", judge: bool = True,
+        toolset: str = "gradlefixer", max_turns: int = 50, max_wall_s: float | None = None,
+        options: BuildOptions | None = None, dataset_dir: Path | None = None,
+    ) -> None:  # fmt: skip
+        if mode not in MODES:
+            raise BuildfixerError(f"unknown mode {mode!r} (known: {', '.join(MODES)})")
+        if mode not in BUILT_MODES:
+            raise BuildfixerError(
+                f"mode {mode!r} (the repair loop as an episode) is not built yet; use simplified"
+            )
+        if toolset not in PRESETS:
+            raise BuildfixerError(f"unknown toolset {toolset!r} (known: {', '.join(PRESETS)})")
+        if not isinstance(max_turns, int) or max_turns < 1:
+            raise BuildfixerError(f"max_turns must be a positive whole number, got {max_turns!r}")
+        missing = [key for key in ("repo", "base_commit") if not instance.get(key)]
+        if missing:
+            raise BuildfixerError(f"the instance has no {missing[0]}")
+        self.instance, self.mode, self.judge, self.toolset = dict(instance), mode, judge, toolset
+        self.max_turns, self.max_wall_s = max_turns, max_wall_s
+        self.options = options or BuildOptions()
+        if instance.get("jdk"):
+            self.options.jdk = int(instance["jdk"])
+        repo = str(instance["repo"])
+        base = dataset_dir or _BUNDLED
+        self.source = repo if "://" in repo or Path(repo).is_absolute() else str((base / repo).resolve())
+        self.workspace: Workspace | None = None
+        self._tools: dict[str, Any] = {}
+        self._messages: list[dict[str, Any]] = []
+        self._turns = 0
+        self._started = 0.0
+        self._done = True
+        self._ctx: Any = None
+
+    # ---- the contract -------------------------------------------------------------------------
+
+    def reset(self) -> dict[str, Any]:
+        """Start an episode: `{"messages": [system, first user message], "tools": [schemas]}`."""
+        if self.workspace is None:
+            self.workspace = Workspace.acquire(
+                self.source, self.instance["base_commit"], self.options.cache_dir
+            )
+        else:
+            self.workspace.reset()
+        root = self.workspace.root
+        config = AttemptConfig(toolset=self.toolset, options=self.options)
+        self._ctx = make_context(root, config, self.instance.get("build_system"))
+        failure = self._failure()
+        self.workspace.reset()  # what the first build wrote goes: every episode starts from the same tree
+        self._ctx.ledger = EditLedger.open(root, self.workspace.git_dir)
+        tools = make_toolset(self._ctx, self.toolset)
+        self._tools = {tool.name: tool for tool in tools}
+        error = format_build_output(self._ctx, failure, "condensed")
+        self._messages = [
+            {"role": "system", "content": system_prompt()},
+            {"role": "user", "content": first_message(root, error)},
+        ]
+        self._turns, self._started, self._done = 0, time.monotonic(), False
+        return {"messages": [dict(m) for m in self._messages], "tools": [tool.schema() for tool in tools]}
+
+    def step(
+        self, assistant_message: dict[str, Any]
+    ) -> tuple[list[dict[str, Any]], float, bool, dict[str, Any]]:
+        """Run one model reply; `(observation, reward, done, info)` (reward only when done)."""
+        if self._done:
+            raise BuildfixerError("the episode is over: call reset() first")
+        if (
+            not isinstance(assistant_message, dict)
+            or assistant_message.get("role", "assistant") != "assistant"
+        ):
+            raise BuildfixerError(
+                "an action is an assistant message: {'role': 'assistant', 'content', 'tool_calls'}"
+            )
+        self._turns += 1
+        self._messages.append({**assistant_message, "role": "assistant"})
+        calls = assistant_message.get("tool_calls") or []
+        deadline = self._started + self.max_wall_s if self.max_wall_s else None
+        observation: list[dict[str, Any]] = []
+        overran = False
+        for index, call in enumerate(calls):
+            function = call.get("function") or {}
+            call_id = str(call.get("id") or f"call_{self._turns}_{index}")
+            result = execute_call(
+                self._tools,
+                call_id,
+                str(function.get("name", "")),
+                function.get("arguments") or "{}",
+                deadline,
+            )
+            overran = overran or "did not finish before the attempt's time budget ran out" in result.output
+            content = f"{TOOL_TIMEOUT}: {result.output}" if overran else result.output
+            observation.append({"role": "tool", "tool_call_id": call_id, "content": content})
+            if overran:
+                break
+        self._messages += observation
+        stop = self._stop(calls, overran)
+        if stop is None:
+            return (
+                observation,
+                0.0,
+                False,
+                {"build_ok": None, "judge_ok": None, "stop": None, "turns": self._turns},
+            )
+        return (observation, *self._finish(stop))
+
+    def close(self) -> None:
+        """Stop the builds' daemons and give the workspace back."""
+        if self.workspace is not None:
+            stop_daemons(self.workspace.root, self.options)
+            self.workspace.release()
+            self.workspace = None
+        self._done = True
+
+    # ---- parts --------------------------------------------------------------------------------
+
+    @property
+    def messages(self) -> list[dict[str, Any]]:
+        """The episode's conversation so far."""
+        return [dict(m) for m in self._messages]
+
+    def _failure(self) -> BuildResult:
+        key = (self.source, self.instance["base_commit"])
+        if key not in _FAILURES:
+            _FAILURES[key] = current_build(self._ctx)
+        return _FAILURES[key]
+
+    def _stop(self, calls: list[Any], overran: bool) -> str | None:
+        if overran:
+            return TOOL_TIMEOUT
+        if not calls:
+            return "model_finished"
+        if self._turns >= self.max_turns:
+            return "turn_limit"
+        if self.max_wall_s and time.monotonic() - self._started >= self.max_wall_s:
+            return "time_limit"
+        return None
+
+    def _finish(self, stop: str) -> tuple[float, bool, dict[str, Any]]:
+        """The verdict build and the judge: reward, done, info."""
+        self._done = True
+        verdict, edited, _ = verdict_build(self._ctx, set())
+        build_ok = verdict.status == "success"
+        patch = self._ctx.ledger.patch() if self._ctx.ledger is not None else ""
+        judge_ok: bool | None = None
+        findings: list[dict[str, Any]] = []
+        if self.judge and patch.strip():
+            found = judge_patch(patch)
+            judge_ok, findings = found.approved, found.to_dict()["findings"]
+        reward = 1.0 if build_ok and (judge_ok is not False) else 0.0
+        info = {
+            "build_ok": build_ok, "judge_ok": judge_ok, "stop": stop, "turns": self._turns,
+            "patch": patch, "edited": edited or [], "findings": findings, "status": verdict.status,
+        }  # fmt: skip
+        return reward, True, info

@@ -1,0 +1,1 @@
+"""Exports of what buildfixer recorded, in the formats trainers read (sft.py)."""

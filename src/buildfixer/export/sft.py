@@ -1,0 +1,173 @@
+"""SFT export: resolved, judge-approved trajectories as chat rows TRL trains on.
+
+A row is `{"messages": [...], "tools": [...], "split": "train"|"validation", "instance_id", "created_at",
+"source"}`: the conversation in OpenAI chat form (system, user, assistant with `tool_calls`, tool
+results) and the JSON schemas of the tools the model saw (recorded by the tool loop; rebuilt from
+the attempt's configuration for older trajectories). The split is time-ordered, as the second
+study's: the newest `val_fraction` of the examples (by the instance's `created_at`, else when the
+attempt ran) is validation, so no validation example predates a training one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from buildfixer.core.errors import BuildfixerError
+from buildfixer.llm.scripted import estimate_tokens
+from buildfixer.tools.context import ToolContext
+from buildfixer.tools.presets import make_toolset
+
+PLACEHOLDER = "/workspace"
+_THINK = re.compile(r"<think>.*?</think>\s*", re.S)
+
+
+@dataclass
+class ExportOptions:
+    """What the export keeps and how it splits.
+
+    Attributes:
+        strip_think: Remove `<think>...</think>` blocks from assistant messages.
+        max_tool_tokens: A tool output over this many tokens (estimated) is replaced by a note.
+        dedupe: Keep one of identical trajectories (the same instance, the same assistant messages).
+        val_fraction: The newest part of the examples that becomes the validation split.
+        placeholder: What the workspace's path is replaced by.
+    """
+
+    strip_think: bool = False
+    max_tool_tokens: int | None = None
+    dedupe: bool = True
+    val_fraction: float = 0.2
+    placeholder: str = PLACEHOLDER
+
+
+def trajectory_files(sources: list[Path]) -> list[tuple[Path, dict[str, dict[str, Any]]]]:
+    """Trajectory files from run directories (with their instances by id) or trajectory files."""
+    found: list[tuple[Path, dict[str, dict[str, Any]]]] = []
+    for source in sources:
+        if source.is_file():
+            found.append((source, {}))
+            continue
+        if not (source / "trajectories").is_dir():
+            raise BuildfixerError(
+                f"{source} is neither a trajectory file nor a run directory with trajectories/"
+            )
+        instances: dict[str, dict[str, Any]] = {}
+        listed = source / "instances.jsonl"
+        if listed.is_file():
+            for line in listed.read_text(encoding="utf-8").splitlines():
+                if line.strip():
+                    row = json.loads(line)
+                    instances[str(row.get("instance_id"))] = row
+        found += [(path, instances) for path in sorted((source / "trajectories").glob("*.json"))]
+    return found
+
+
+def example(
+    path: Path, instances: dict[str, dict[str, Any]], options: ExportOptions
+) -> dict[str, Any] | None:
+    """The row of one trajectory, or None when it is no example (unresolved, rejected, unreadable)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    verdict, meta = data.get("verdict") or {}, data.get("meta") or {}
+    judge = verdict.get("judge") or {}
+    if not verdict.get("resolved") or judge.get("approved") is False:
+        return None
+    messages = [dict(m) for m in data.get("messages") or []]
+    if not any(m.get("role") == "assistant" for m in messages):
+        return None  # nothing the model said (a recipe, or a build that already passed)
+    root = str(meta.get("project") or "")
+    messages = [_clean(m, root, options) for m in messages]
+    instance = instances.get(str(meta.get("instance_id")), {})
+    return {
+        "messages": messages,
+        "tools": meta.get("tools") or _tools_of(meta),
+        "instance_id": meta.get("instance_id"),
+        "created_at": instance.get("created_at") or meta.get("started_at") or _mtime(path),
+        "source": str(path),
+    }
+
+
+def export_sft(sources: list[Path], options: ExportOptions) -> list[dict[str, Any]]:
+    """Every example of the sources, deduplicated when asked, split by time."""
+    rows: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    for path, instances in trajectory_files(sources):
+        row = example(path, instances, options)
+        if row is None:
+            continue
+        # The same task done the same way: what the model said and called (tool outputs carry
+        # timings and paths that differ from run to run).
+        said = [m for m in row["messages"] if m.get("role") == "assistant"]
+        digest = hashlib.sha256(json.dumps([row["instance_id"], said], sort_keys=True).encode()).hexdigest()
+        if options.dedupe and digest in seen:
+            continue
+        seen.add(digest)
+        rows.append(row)
+    rows.sort(key=lambda row: str(row["created_at"]))
+    validation = round(len(rows) * options.val_fraction) if len(rows) > 1 else 0
+    for index, row in enumerate(rows):
+        row["split"] = "validation" if index >= len(rows) - validation else "train"
+    return rows
+
+
+def write_rows(rows: list[dict[str, Any]], out: Path) -> None:
+    """JSON lines, or Parquet for a `.parquet` name (pyarrow), written atomically."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    temp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
+    if out.suffix == ".parquet":
+        try:
+            import pyarrow as pa  # type: ignore[import-not-found]  # optional: only Parquet needs it
+            import pyarrow.parquet as pq  # type: ignore[import-not-found]
+        except ImportError:
+            raise BuildfixerError(
+                "Parquet output needs pyarrow: pip install pyarrow (or write .jsonl)"
+            ) from None
+        columns = {key: [r[key] for r in rows] for key in ("split", "instance_id", "created_at")}
+        columns |= {key: [json.dumps(r[key]) for r in rows] for key in ("messages", "tools")}  # nested: JSON
+        table = pa.table(columns)
+        pq.write_table(table, temp)
+    else:
+        temp.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    os.replace(temp, out)
+
+
+def _clean(message: dict[str, Any], root: str, options: ExportOptions) -> dict[str, Any]:
+    """The workspace path replaced, thinking stripped, a long tool output replaced by a note."""
+    text = json.dumps(message)
+    if root:
+        text = text.replace(json.dumps(root)[1:-1], options.placeholder)
+    message = json.loads(text)
+    content = message.get("content")
+    if options.strip_think and message.get("role") == "assistant" and isinstance(content, str):
+        message["content"] = _THINK.sub("", content)
+    if options.max_tool_tokens and message.get("role") == "tool" and isinstance(content, str):
+        tokens = estimate_tokens(content)
+        if tokens > options.max_tool_tokens:
+            message["content"] = f"[tool output of about {tokens} tokens left out]"
+    return message
+
+
+def _tools_of(meta: dict[str, Any]) -> list[dict[str, Any]]:
+    """The schemas of the attempt's toolset, for trajectories recorded before the loop kept them."""
+    config = meta.get("config") or {}
+    try:
+        ctx = ToolContext(Path(PLACEHOLDER), str(meta.get("build_system") or "gradle"))
+        return [
+            t.schema()
+            for t in make_toolset(ctx, config.get("toolset", "gradlefixer"), config.get("mask", "none"))
+        ]
+    except BuildfixerError:
+        return []
+
+
+def _mtime(path: Path) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(path.stat().st_mtime))

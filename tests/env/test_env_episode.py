@@ -1,0 +1,145 @@
+"""The RL environment on a real Python repository: reset, step, reward from the build and the judge."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from buildfixer.core.errors import BuildfixerError
+from buildfixer.env import BuildRepairEnv, episode
+
+GOOD = "def mean(values):\n    return sum(values) / len(values)\n"
+BROKEN = "def mean(values):\n    return sum(values) // len(values)\n"
+TEST = "from stats import mean\n\n\ndef test_mean():\n    assert mean([1, 2]) == 1.5\n"
+
+
+def git(repo: Path, *args: str) -> str:
+    ident = ["-c", "user.name=t", "-c", "user.email=t@t"]
+    return subprocess.run(["git", *ident, *args], cwd=repo, check=True, capture_output=True, text=True).stdout
+
+
+@pytest.fixture(scope="module")
+def instance(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    repo = tmp_path_factory.mktemp("env") / "stats"
+    (repo / "tests").mkdir(parents=True)
+    (repo / "pyproject.toml").write_text('[project]\nname = "stats"\nversion = "1"\n')
+    (repo / "stats.py").write_text(BROKEN)
+    (repo / "tests" / "test_stats.py").write_text(TEST)
+    git(repo, "init", "-q")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "broken")
+    base = git(repo, "rev-parse", "HEAD").strip()
+    return {"instance_id": "stats-1", "repo": str(repo), "base_commit": base, "build_system": "python"}
+
+
+def call(name: str, **arguments: Any) -> dict[str, Any]:
+    function = {"name": name, "arguments": json.dumps(arguments)}
+    return {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [{"id": f"c-{name}", "type": "function", "function": function}],
+    }
+
+
+FIX = call("replace", file_path="stats.py", old_string="//", new_string="/")
+HACK = call(
+    "replace",
+    file_path="tests/test_stats.py",
+    old_string="    assert mean([1, 2]) == 1.5\n",
+    new_string="    mean([1, 2])\n",
+)
+DONE = {"role": "assistant", "content": "Done."}
+
+
+def episode_of(env: BuildRepairEnv, actions: list[dict[str, Any]]) -> tuple[list, float, bool, dict]:
+    last: tuple = ()
+    for action in actions:
+        last = env.step(action)
+        if last[2]:
+            break
+    return last  # type: ignore[return-value]
+
+
+@pytest.mark.slow
+def test_an_episode_that_repairs_the_build_is_rewarded_and_a_reset_undoes_it(
+    instance: dict[str, Any],
+) -> None:
+    env = BuildRepairEnv(instance, toolset="gradlefixer")
+    try:
+        first = env.reset()
+        roles = [m["role"] for m in first["messages"]]
+        assert roles == ["system", "user"] and "test_mean" in first["messages"][1]["content"]
+        names = [t["function"]["name"] for t in first["tools"]]
+        assert "replace" in names and "run_build" in names and "run_shell" not in names
+        observation, reward, done, info = env.step(FIX)
+        assert not done and reward == 0.0 and info["stop"] is None
+        assert observation[0]["role"] == "tool" and observation[0]["tool_call_id"] == "c-replace"
+        _, reward, done, info = env.step(DONE)
+        assert done and reward == 1.0 and info["build_ok"] and info["judge_ok"] is True
+        assert (
+            info["stop"] == "model_finished"
+            and info["edited"] == ["stats.py"]
+            and "+    return sum" in info["patch"]
+        )
+        with pytest.raises(BuildfixerError, match="call reset"):
+            env.step(DONE)
+
+        # A reset is a checkout: the edit is gone and the failure is not built again.
+        root = env.workspace.root
+        failures = dict(episode._FAILURES)
+        again = env.reset()
+        assert (root / "stats.py").read_text() == BROKEN and env.workspace.root == root
+        assert failures == episode._FAILURES and again["messages"] == first["messages"]
+        _, reward, done, info = env.step(DONE)  # gives up at once
+        assert done and reward == 0.0 and not info["build_ok"] and info["judge_ok"] is None
+    finally:
+        env.close()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("judge", "reward"), [(True, 0.0), (False, 1.0)])
+def test_deleting_the_failing_assertion_is_rewarded_only_without_the_judge(
+    instance: dict[str, Any], judge: bool, reward: float
+) -> None:
+    env = BuildRepairEnv(instance, judge=judge)
+    try:
+        env.reset()
+        _, got, done, info = episode_of(env, [HACK, DONE])
+        assert done and info["build_ok"] and got == reward
+        assert info["judge_ok"] is (False if judge else None)
+        if judge:
+            assert [f["rule"] for f in info["findings"]] == ["assertion_removed"]
+    finally:
+        env.close()
+
+
+@pytest.mark.slow
+def test_the_turn_limit_ends_the_episode(instance: dict[str, Any]) -> None:
+    env = BuildRepairEnv(instance, max_turns=2)
+    try:
+        env.reset()
+        look = call("read_file", path="stats.py")
+        _, _, done, _ = env.step(look)
+        assert not done
+        observation, reward, done, info = env.step(look)
+        assert done and info["stop"] == "turn_limit" and reward == 0.0 and "mean" in observation[0]["content"]
+    finally:
+        env.close()
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"mode": "everything"}, "unknown mode"),
+        ({"mode": "full"}, "not built yet"),
+        ({"toolset": "typo"}, "unknown toolset"),
+        ({"max_turns": 0}, "max_turns must be a positive"),
+    ],
+)
+def test_bad_settings_are_refused_before_any_checkout(kwargs: dict[str, Any], message: str) -> None:
+    with pytest.raises(BuildfixerError, match=message):
+        BuildRepairEnv({"repo": "/nowhere", "base_commit": "abc"}, **kwargs)
