@@ -12,6 +12,7 @@ import typer
 
 from buildfixer.cli.bench import bench_app
 from buildfixer.cli.curate import curate_app
+from buildfixer.cli.env import env_app
 from buildfixer.cli.export import export_app
 from buildfixer.cli.memory import memory_app
 from buildfixer.cli.settings import (
@@ -190,6 +191,7 @@ app.add_typer(bench_app, name="bench")
 app.add_typer(curate_app, name="curate")
 app.add_typer(memory_app, name="memory")
 app.add_typer(export_app, name="export")
+app.add_typer(env_app, name="env")
 
 
 def _terminated(signum: int, frame: object) -> None:

@@ -36,7 +36,8 @@ MODES = ("simplified", "full")
 BUILT_MODES = ("simplified",)
 TOOL_TIMEOUT = "tooltimeout"
 _BUNDLED = Path(__file__).resolve().parent.parent / "bench" / "data"
-_FAILURES: dict[tuple[str, str], BuildResult] = {}  # (repository, commit) -> its failing build
+# (repository, commit, JDK) -> the instance's failing build, built once per process
+_FAILURES: dict[tuple[str, str, int | None], BuildResult] = {}
 
 
 class BuildRepairEnv:
@@ -176,7 +177,7 @@ class BuildRepairEnv:
         return [dict(m) for m in self._messages]
 
     def _failure(self) -> BuildResult:
-        key = (self.source, self.instance["base_commit"])
+        key = (self.source, self.instance["base_commit"], self.options.jdk)
         if key not in _FAILURES:
             _FAILURES[key] = current_build(self._ctx)
         return _FAILURES[key]

@@ -1,0 +1,48 @@
+"""The `buildfixer env` commands: the training environment as a service.
+
+Imported at CLI start-up: only typer at module level; the work is in `env.server`.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+env_app = typer.Typer(
+    name="env",
+    help="The RL environment (reset/step over HTTP for a trainer on other machines).",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+@env_app.command()
+def serve(
+    host: Annotated[
+        str, typer.Option(help="Address to listen on (the endpoint runs builds: expose it on purpose).")
+    ] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port (0: a free one, printed).")] = 8765,
+    max_envs: Annotated[int, typer.Option(help="Environments open at once.")] = 8,
+) -> None:
+    """Serve POST /reset, /step and /close (JSON) until interrupted."""
+    from buildfixer.core.errors import BuildfixerError
+    from buildfixer.env.server import EnvServer  # lazy: the environment imports the harness
+
+    if not 0 <= port <= 65535:
+        raise BuildfixerError(f"--port must be 0-65535, got {port}")
+    if max_envs < 1:
+        raise BuildfixerError(f"--max-envs must be at least 1, got {max_envs}")
+    try:
+        server = EnvServer((host, port), max_envs=max_envs)
+    except OSError as exc:
+        raise BuildfixerError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    typer.echo(f"serving the environment on {server.url} (POST /reset, /step, /close)", err=False)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.close_all()
+        server.server_close()

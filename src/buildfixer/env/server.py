@@ -1,0 +1,125 @@
+"""`buildfixer env serve`: the environment over HTTP, so a trainer on GPU machines drives builds here.
+
+The same contract as `BuildRepairEnv`, as JSON over POST:
+
+- `/reset` `{"instance": {...}, "mode", "judge", "toolset", "max_turns"}` (an `"env"` id to reuse
+  one) -> `{"env": id, "messages": [...], "tools": [...]}`
+- `/step` `{"env": id, "message": {assistant message}}` -> `{"observation", "reward", "done", "info"}`
+- `/close` `{"env": id}` -> `{"closed": true}`
+
+A bad request is a 400 with `{"error": "one line"}`. Episodes of one environment run one at a
+time (a lock per environment); different environments run in parallel, up to `max_envs` at once.
+Bound to 127.0.0.1 unless told otherwise: the endpoint runs builds, so expose it on purpose.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import uuid
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from buildfixer.core.errors import BuildfixerError
+from buildfixer.env.episode import BuildRepairEnv
+
+_MAX_BODY = 10 * 1024 * 1024
+
+
+class EnvServer(ThreadingHTTPServer):
+    """Holds the environments by id."""
+
+    daemon_threads = True
+
+    def __init__(self, address: tuple[str, int], max_envs: int = 8) -> None:
+        super().__init__(address, _Handler)
+        self.max_envs = max_envs
+        self.envs: dict[str, tuple[BuildRepairEnv, threading.Lock]] = {}
+        self.guard = threading.Lock()
+
+    @property
+    def url(self) -> str:
+        """Where the server listens."""
+        host, port = self.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+    def reset(self, body: dict[str, Any]) -> dict[str, Any]:
+        """POST /reset: open an environment (or take the one named) and start an episode."""
+        env_id = body.get("env")
+        with self.guard:
+            if env_id is None:
+                if len(self.envs) >= self.max_envs:
+                    raise BuildfixerError(f"{self.max_envs} environments are open: close one first")
+                instance = body.get("instance")
+                if not isinstance(instance, dict):
+                    raise BuildfixerError("reset needs an instance (a dataset row)")
+                settings = {
+                    k: body[k] for k in ("mode", "judge", "toolset", "max_turns", "max_wall_s") if k in body
+                }
+                env_id = uuid.uuid4().hex[:12]
+                self.envs[env_id] = (BuildRepairEnv(instance, **settings), threading.Lock())
+            env, lock = self._get(env_id)
+        with lock:
+            return {"env": env_id, **env.reset()}
+
+    def step(self, body: dict[str, Any]) -> dict[str, Any]:
+        """POST /step: one model reply in the named environment."""
+        with self.guard:
+            env, lock = self._get(body.get("env"))
+        with lock:
+            observation, reward, done, info = env.step(body.get("message") or {})
+        return {"observation": observation, "reward": reward, "done": done, "info": info}
+
+    def close_env(self, body: dict[str, Any]) -> dict[str, Any]:
+        """POST /close: close the named environment (its workspace goes back to the pool)."""
+        with self.guard:
+            env, lock = self._get(body.get("env"))
+            del self.envs[str(body.get("env"))]
+        with lock:
+            env.close()
+        return {"closed": True}
+
+    def close_all(self) -> None:
+        """Close every environment (on shutdown)."""
+        with self.guard:
+            envs, self.envs = list(self.envs.values()), {}
+        for env, lock in envs:
+            with lock:
+                env.close()
+
+    def _get(self, env_id: Any) -> tuple[BuildRepairEnv, threading.Lock]:
+        if env_id not in self.envs:
+            raise BuildfixerError(f"no environment {env_id!r} (reset without an id opens one)")
+        return self.envs[env_id]
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: EnvServer
+
+    def do_POST(self) -> None:  # noqa: N802 - the http.server hook's name
+        routes = {"/reset": self.server.reset, "/step": self.server.step, "/close": self.server.close_env}
+        route = routes.get(self.path)
+        if route is None:
+            self._send(404, {"error": f"no endpoint {self.path} (POST /reset, /step, /close)"})
+            return
+        try:
+            length = int(self.headers.get("Content-Length") or 0)
+            if length > _MAX_BODY:
+                raise BuildfixerError(f"request body over {_MAX_BODY} bytes")
+            body = json.loads(self.rfile.read(length) or b"{}")
+            if not isinstance(body, dict):
+                raise BuildfixerError("the request body is a JSON object")
+            self._send(200, route(body))
+        except (BuildfixerError, ValueError, TypeError) as exc:
+            self._send(400, {"error": str(exc).splitlines()[0] if str(exc) else type(exc).__name__})
+
+    def _send(self, status: int, payload: dict[str, Any]) -> None:
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
+        """Quiet: a trainer's thousands of steps are not worth a line each."""
