@@ -35,6 +35,9 @@ from buildfixer.workspace.workspace import Workspace
 MODES = ("simplified", "full")
 BUILT_MODES = ("simplified",)
 TOOL_TIMEOUT = "tooltimeout"
+# Tools whose time is build time (the share of a rollout spent building is a throughput figure).
+_BUILDING = {"run_build", "validate_and_build", "run_gradle_command", "run_maven_command", "run_npm_command",
+             "run_python_command"}  # fmt: skip
 _BUNDLED = Path(__file__).resolve().parent.parent / "bench" / "data"
 # (repository, commit, JDK) -> the instance's failing build, built once per process
 _FAILURES: dict[tuple[str, str, int | None], BuildResult] = {}
@@ -87,6 +90,7 @@ class BuildRepairEnv:
         self._messages: list[dict[str, Any]] = []
         self._turns = 0
         self._started = 0.0
+        self._build_s = 0.0
         self._done = True
         self._ctx: Any = None
 
@@ -113,7 +117,7 @@ class BuildRepairEnv:
             {"role": "system", "content": system_prompt()},
             {"role": "user", "content": first_message(root, error)},
         ]
-        self._turns, self._started, self._done = 0, time.monotonic(), False
+        self._turns, self._started, self._done, self._build_s = 0, time.monotonic(), False, 0.0
         return {"messages": [dict(m) for m in self._messages], "tools": [tool.schema() for tool in tools]}
 
     def step(
@@ -145,6 +149,8 @@ class BuildRepairEnv:
                 function.get("arguments") or "{}",
                 deadline,
             )
+            if result.name in _BUILDING:
+                self._build_s += result.seconds
             overran = overran or "did not finish before the attempt's time budget ran out" in result.output
             content = f"{TOOL_TIMEOUT}: {result.output}" if overran else result.output
             observation.append({"role": "tool", "tool_call_id": call_id, "content": content})
@@ -196,7 +202,9 @@ class BuildRepairEnv:
     def _finish(self, stop: str) -> tuple[float, bool, dict[str, Any]]:
         """The verdict build and the judge: reward, done, info."""
         self._done = True
+        began = time.monotonic()
         verdict, edited, _ = verdict_build(self._ctx, set())
+        self._build_s += time.monotonic() - began
         build_ok = verdict.status == "success"
         patch = self._ctx.ledger.patch() if self._ctx.ledger is not None else ""
         judge_ok: bool | None = None
@@ -208,5 +216,6 @@ class BuildRepairEnv:
         info = {
             "build_ok": build_ok, "judge_ok": judge_ok, "stop": stop, "turns": self._turns,
             "patch": patch, "edited": edited or [], "findings": findings, "status": verdict.status,
+            "seconds": round(time.monotonic() - self._started, 3), "build_seconds": round(self._build_s, 3),
         }  # fmt: skip
         return reward, True, info
