@@ -90,8 +90,14 @@ def main() -> int:
         later = [r["reset_s"] for r in records if not r["first"]] or [float("nan")]
         share = sum(r["build_s"] for r in records) / sum(r["rollout_s"] for r in records)
         mean_reward = sum(r["reward"] for r in records) / len(records)
-        rate, resets = len(records) / wall * 60, f"{statistics.median(first):.2f} | {statistics.median(later):.2f}"
-        print(f"| {workers} | {len(records)} | {rate:.1f} | {resets} | {share:.0%} | {mean_reward:.2f} |", flush=True)
+        rate, resets = (
+            len(records) / wall * 60,
+            f"{statistics.median(first):.2f} | {statistics.median(later):.2f}",
+        )
+        print(
+            f"| {workers} | {len(records)} | {rate:.1f} | {resets} | {share:.0%} | {mean_reward:.2f} |",
+            flush=True,
+        )
     return 0
 
 
