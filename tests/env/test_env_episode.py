@@ -3,37 +3,13 @@
 from __future__ import annotations
 
 import json
-import subprocess
-from pathlib import Path
 from typing import Any
 
 import pytest
+from env_repo import BROKEN
 
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.env import BuildRepairEnv, episode
-
-GOOD = "def mean(values):\n    return sum(values) / len(values)\n"
-BROKEN = "def mean(values):\n    return sum(values) // len(values)\n"
-TEST = "from stats import mean\n\n\ndef test_mean():\n    assert mean([1, 2]) == 1.5\n"
-
-
-def git(repo: Path, *args: str) -> str:
-    ident = ["-c", "user.name=t", "-c", "user.email=t@t"]
-    return subprocess.run(["git", *ident, *args], cwd=repo, check=True, capture_output=True, text=True).stdout
-
-
-@pytest.fixture(scope="module")
-def instance(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    repo = tmp_path_factory.mktemp("env") / "stats"
-    (repo / "tests").mkdir(parents=True)
-    (repo / "pyproject.toml").write_text('[project]\nname = "stats"\nversion = "1"\n')
-    (repo / "stats.py").write_text(BROKEN)
-    (repo / "tests" / "test_stats.py").write_text(TEST)
-    git(repo, "init", "-q")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "broken")
-    base = git(repo, "rev-parse", "HEAD").strip()
-    return {"instance_id": "stats-1", "repo": str(repo), "base_commit": base, "build_system": "python"}
 
 
 def call(name: str, **arguments: Any) -> dict[str, Any]:

@@ -9,20 +9,11 @@ import threading
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from buildfixer.env.server import EnvServer
-
-BROKEN = "def mean(values):\n    return sum(values) // len(values)\n"
-TEST = "from stats import mean\n\n\ndef test_mean():\n    assert mean([1, 2]) == 1.5\n"
-
-
-def git(repo: Path, *args: str) -> str:
-    ident = ["-c", "user.name=t", "-c", "user.email=t@t"]
-    return subprocess.run(["git", *ident, *args], cwd=repo, check=True, capture_output=True, text=True).stdout
 
 
 @pytest.fixture
@@ -48,21 +39,7 @@ def post(server: EnvServer, path: str, body: dict[str, Any]) -> tuple[int, dict[
 
 
 @pytest.mark.slow
-def test_an_episode_over_http(server: EnvServer, tmp_path: Path) -> None:
-    repo = tmp_path / "stats"
-    (repo / "tests").mkdir(parents=True)
-    (repo / "pyproject.toml").write_text('[project]\nname = "stats"\nversion = "1"\n')
-    (repo / "stats.py").write_text(BROKEN)
-    (repo / "tests" / "test_stats.py").write_text(TEST)
-    git(repo, "init", "-q")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "broken")
-    instance = {
-        "instance_id": "stats-1",
-        "repo": str(repo),
-        "base_commit": git(repo, "rev-parse", "HEAD").strip(),
-    }
-
+def test_an_episode_over_http(server: EnvServer, instance: dict[str, Any]) -> None:
     status, first = post(server, "/reset", {"instance": instance, "toolset": "gradlefixer", "judge": True})
     assert status == 200 and [m["role"] for m in first["messages"]] == ["system", "user"]
     assert any(t["function"]["name"] == "replace" for t in first["tools"])
