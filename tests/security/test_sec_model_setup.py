@@ -8,6 +8,7 @@ build fails in about a second.
 
 from __future__ import annotations
 
+import base64
 import io
 import json
 import os
@@ -33,7 +34,7 @@ KEY = "sk-test-0123456789abcdefghijkl"
 PROVIDER_KEYS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", API_KEY_ENV, API_BASE_ENV)
 USER = [{"role": "user", "content": "The build fails, fix it."}]
 # A package.json whose build fails at once (a script that exits 1): no dependency, no network.
-PACKAGE = {"name": "tiny", "version": "1.0.0", "scripts": {"build": "node -e \"process.exit(1)\""}}
+PACKAGE = {"name": "tiny", "version": "1.0.0", "scripts": {"build": 'node -e "process.exit(1)"'}}
 GIVE_UP = [{"content": "I cannot fix this."}]
 
 
@@ -195,3 +196,44 @@ def test_progress_shows_the_steps_own_tokens_and_the_total() -> None:
 
 def test_progress_without_step_usage_shows_the_total() -> None:
     assert _rendered({"step": 1, "calls": 0, "usage": Usage(10, 5)}) == "step 1 · 0 tool call(s) · 15 tokens"
+
+
+# ---- secrets: nothing of the caller's secrets in any file a command leaves ------------------------
+
+# The build prints its whole environment, so a secret it were given would land in the build log.
+PRINT_ENV = 'node -e "console.log(JSON.stringify(process.env)); process.exit(1)"'
+LEAKY = {"name": "tiny", "version": "1.0.0", "scripts": {"build": PRINT_ENV}}
+
+
+def _disguises(secret: str) -> list[bytes]:
+    raw = secret.encode()
+    return [raw, raw[::-1], raw.hex().encode(), base64.b64encode(raw).rstrip(b"=")]
+
+
+def test_no_secret_reaches_any_file_a_fix_leaves(tmp_path: Path, serve: Any) -> None:
+    """Canary secrets (the API key, a database URL's password, an unknown variable) in the caller's
+    environment; after a `fix` that built and sent the log to the model, no file under the cache,
+    the project or the trajectory holds any of them, in the clear or disguised."""
+    server = serve([{"tool_calls": [{"name": "run_build", "arguments": {}}]}, *GIVE_UP], api_key=KEY)
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "package.json").write_text(json.dumps(LEAKY))
+    cache = tmp_path / "cache"
+    password, other = "pw-canary-4f2a9c1e77", "tok-canary-9b8e7d6c55"
+    trajectory = tmp_path / "trajectory.json"
+    env = {API_BASE_ENV: server.base_url, API_KEY_ENV: KEY, "DATABASE_URL": f"postgres://app:{password}@db/app",
+           "DEPLOY_TOKEN_X": other}  # fmt: skip
+    model = ("--model", "openai/fake-model")
+    proc = _fix(project, cache, *model, "--trajectory", str(trajectory), "--json", env=env)
+    assert proc.returncode == 1, proc.stderr[-2000:]
+    assert json.loads(proc.stdout)["llm_calls"] == 2
+    sent = json.dumps(server.requests[1]["messages"])
+    assert "PATH" in sent  # the build's printed environment reached the model
+    left = (*cache.rglob("*"), *project.rglob("*"), trajectory)
+    files = [p for p in left if p.is_file() and not p.is_symlink()]
+    assert len(files) > 3 and any(p.suffix == ".log" for p in files)
+    for secret in (KEY, password, other):
+        for disguise in _disguises(secret):
+            leaked = [str(p) for p in files if disguise in p.read_bytes()]
+            assert not leaked, (secret, leaked)
+        assert secret not in proc.stdout + proc.stderr and secret not in sent
