@@ -21,6 +21,7 @@ from typing import Any
 
 from buildfixer.agents.calls import execute_call
 from buildfixer.agents.prompts import first_message, system_prompt
+from buildfixer.agents.trajectory import Trajectory
 from buildfixer.buildsys.options import BuildOptions
 from buildfixer.buildsys.project import stop_daemons
 from buildfixer.core.build_result import BuildResult
@@ -92,6 +93,9 @@ class BuildRepairEnv:
         self._started = 0.0
         self._build_s = 0.0
         self._done = True
+        self._overran = False
+        self._info: dict[str, Any] = {}
+        self._started_at = ""
         self._ctx: Any = None
 
     # ---- the contract -------------------------------------------------------------------------
@@ -118,6 +122,8 @@ class BuildRepairEnv:
             {"role": "user", "content": first_message(root, error)},
         ]
         self._turns, self._started, self._done, self._build_s = 0, time.monotonic(), False, 0.0
+        self._overran, self._info = False, {}
+        self._started_at = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         return {"messages": [dict(m) for m in self._messages], "tools": [tool.schema() for tool in tools]}
 
     def step(
@@ -136,28 +142,17 @@ class BuildRepairEnv:
         self._turns += 1
         self._messages.append({**assistant_message, "role": "assistant"})
         calls = assistant_message.get("tool_calls") or []
-        deadline = self._started + self.max_wall_s if self.max_wall_s else None
         observation: list[dict[str, Any]] = []
-        overran = False
         for index, call in enumerate(calls):
             function = call.get("function") or {}
             call_id = str(call.get("id") or f"call_{self._turns}_{index}")
-            result = execute_call(
-                self._tools,
-                call_id,
-                str(function.get("name", "")),
-                function.get("arguments") or "{}",
-                deadline,
-            )
-            if result.name in _BUILDING:
-                self._build_s += result.seconds
-            overran = overran or "did not finish before the attempt's time budget ran out" in result.output
-            content = f"{TOOL_TIMEOUT}: {result.output}" if overran else result.output
+            name, arguments = str(function.get("name", "")), function.get("arguments") or "{}"
+            content = self.call_tool(name, arguments, call_id)
             observation.append({"role": "tool", "tool_call_id": call_id, "content": content})
-            if overran:
+            if self._overran:
                 break
         self._messages += observation
-        stop = self._stop(calls, overran)
+        stop = self._stop(calls)
         if stop is None:
             return (
                 observation,
@@ -165,7 +160,41 @@ class BuildRepairEnv:
                 False,
                 {"build_ok": None, "judge_ok": None, "stop": None, "turns": self._turns},
             )
-        return (observation, *self._finish(stop))
+        return (observation, *self.finish(stop))
+
+    def call_tool(self, name: str, arguments: str | dict[str, Any], call_id: str = "call") -> str:
+        """Run one tool call in the episode and return what the model sees.
+
+        `step` runs a reply's calls through here; trainers that run tools one call at a time
+        (TRL's environment classes) call it directly. After a call overran the episode's wall
+        time, the output starts with `tooltimeout:` and later calls are not run.
+        """
+        if self._done:
+            raise BuildfixerError("the episode is over: call reset() first")
+        if self._overran:
+            return f"{TOOL_TIMEOUT}: the episode's time is up; no more tool calls run"
+        deadline = self._started + self.max_wall_s if self.max_wall_s else None
+        result = execute_call(self._tools, call_id, name, arguments, deadline)
+        if result.name in _BUILDING:
+            self._build_s += result.seconds
+        self._overran = "did not finish before the attempt's time budget ran out" in result.output
+        return f"{TOOL_TIMEOUT}: {result.output}" if self._overran else result.output
+
+    def save_trajectory(self, path: Path) -> None:
+        """Save the finished episode as a trajectory (the format `fix` writes; `export sft` reads it)."""
+        if not self._done or not self._info:
+            raise BuildfixerError("only a finished episode can be saved: step until done first")
+        info = self._info
+        judged = info["judge_ok"] is not None
+        judge = {"approved": info["judge_ok"], "findings": info["findings"]} if judged else None
+        meta = {
+            "instance_id": self.instance.get("instance_id"), "project": str(self._ctx.root),
+            "build_system": self._ctx.build_system, "tools": [t.schema() for t in self._tools.values()],
+            "started_at": self._started_at, "config": {"toolset": self.toolset}, "source": "env",
+        }  # fmt: skip
+        verdict = {"resolved": info["build_ok"], "judge": judge, "stop": info["stop"]}
+        verdict["reward"] = info["reward"]
+        Trajectory(path, meta=meta, messages=self.messages, verdict=verdict).save()
 
     def close(self) -> None:
         """Stop the builds' daemons and give the workspace back."""
@@ -178,6 +207,11 @@ class BuildRepairEnv:
     # ---- parts --------------------------------------------------------------------------------
 
     @property
+    def tool_names(self) -> list[str]:
+        """The tools of the current episode (the toolset for this instance's build system)."""
+        return list(self._tools)
+
+    @property
     def messages(self) -> list[dict[str, Any]]:
         """The episode's conversation so far."""
         return [dict(m) for m in self._messages]
@@ -188,8 +222,8 @@ class BuildRepairEnv:
             _FAILURES[key] = current_build(self._ctx)
         return _FAILURES[key]
 
-    def _stop(self, calls: list[Any], overran: bool) -> str | None:
-        if overran:
+    def _stop(self, calls: list[Any]) -> str | None:
+        if self._overran:
             return TOOL_TIMEOUT
         if not calls:
             return "model_finished"
@@ -199,8 +233,10 @@ class BuildRepairEnv:
             return "time_limit"
         return None
 
-    def _finish(self, stop: str) -> tuple[float, bool, dict[str, Any]]:
-        """The verdict build and the judge: reward, done, info."""
+    def finish(self, stop: str = "model_finished") -> tuple[float, bool, dict[str, Any]]:
+        """End the episode: the verdict build and the judge; `(reward, done, info)`."""
+        if self._done:
+            raise BuildfixerError("the episode is over: call reset() first")
         self._done = True
         began = time.monotonic()
         verdict, edited, _ = verdict_build(self._ctx, set())
@@ -218,4 +254,5 @@ class BuildRepairEnv:
             "patch": patch, "edited": edited or [], "findings": findings, "status": verdict.status,
             "seconds": round(time.monotonic() - self._started, 3), "build_seconds": round(self._build_s, 3),
         }  # fmt: skip
+        self._info = {**info, "reward": reward}
         return reward, True, info
