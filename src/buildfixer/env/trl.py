@@ -84,7 +84,7 @@ class _EpisodeAdapter:
         self, judge: bool = True, options: BuildOptions | None = None, dataset_dir: Path | None = None,
         max_wall_s: float | None = None, toolset: str = "gradlefixer",
     ) -> None:  # fmt: skip
-        self._settings = {"judge": judge, "dataset_dir": dataset_dir, "max_wall_s": max_wall_s}
+        self._judge, self._dataset_dir, self._max_wall_s = judge, dataset_dir, max_wall_s
         self._options, self._toolset = options, toolset
         self._env: BuildRepairEnv | None = None
         self._key: str | None = None
@@ -102,7 +102,10 @@ class _EpisodeAdapter:
         if key != self._key:
             self._close()
             options = dataclasses.replace(self._options) if self._options else None
-            self._env = BuildRepairEnv(instance, toolset=self._toolset, options=options, **self._settings)
+            self._env = BuildRepairEnv(
+                instance, judge=self._judge, toolset=self._toolset, max_wall_s=self._max_wall_s,
+                options=options, dataset_dir=self._dataset_dir,
+            )  # fmt: skip
             self._key = key
         assert self._env is not None
         first = self._env.reset()["messages"][-1]["content"]
