@@ -111,7 +111,6 @@ def test_the_turn_limit_ends_the_episode(instance: dict[str, Any]) -> None:
     ("kwargs", "message"),
     [
         ({"mode": "everything"}, "unknown mode"),
-        ({"mode": "full"}, "not built yet"),
         ({"toolset": "typo"}, "unknown toolset"),
         ({"max_turns": 0}, "max_turns must be a positive"),
     ],

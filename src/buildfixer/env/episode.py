@@ -26,6 +26,7 @@ from buildfixer.buildsys.options import BuildOptions
 from buildfixer.buildsys.project import stop_daemons
 from buildfixer.core.build_result import BuildResult
 from buildfixer.core.errors import BuildfixerError
+from buildfixer.env.loop_episode import LoopEnded, LoopEpisode, LoopRequest, full_info, loop_config, reply_of
 from buildfixer.harness.attempt import AttemptConfig, current_build, make_context, verdict_build
 from buildfixer.judge.judge import judge_patch
 from buildfixer.tools.build_support import format_build_output
@@ -34,11 +35,12 @@ from buildfixer.workspace.ledger import EditLedger
 from buildfixer.workspace.workspace import Workspace
 
 MODES = ("simplified", "full")
-BUILT_MODES = ("simplified",)
 TOOL_TIMEOUT = "tooltimeout"
 # Tools whose time is build time (the share of a rollout spent building is a throughput figure).
 _BUILDING = {"run_build", "validate_and_build", "run_gradle_command", "run_maven_command", "run_npm_command",
              "run_python_command"}  # fmt: skip
+# Simplified mode: the tool results to append; full mode: the loop's whole next request.
+Observation = list[dict[str, Any]] | dict[str, Any]
 _BUNDLED = Path(__file__).resolve().parent.parent / "bench" / "data"
 # (repository, commit, JDK) -> the instance's failing build, built once per process
 _FAILURES: dict[tuple[str, str, int | None], BuildResult] = {}
@@ -50,10 +52,12 @@ class BuildRepairEnv:
     Args:
         instance: A dataset row (`repo`, `base_commit`, `instance_id`, ...); a relative `repo` is
             found in `dataset_dir`, by default the bundled dataset's folder.
-        mode: "simplified": an episode starts from the instance's failure ("full", the repair loop as
-            an episode, is not built yet).
+        mode: "simplified": an episode is one conversation from the instance's failure; "full": an
+            episode is one run of the repair loop (env.loop_episode), each observation the loop's
+            next request to the policy.
         judge: Whether the judge must approve the patch for the reward.
-        toolset: The tool preset the model gets (tools.presets.PRESETS).
+        toolset: The tool preset the model gets (tools.presets.PRESETS); full mode defaults to the
+            loop's `industrial` tools.
         max_turns: Model replies per episode.
         max_wall_s: Wall time of an episode (None: none).
         options: Build options (cache, timeouts, sandbox); the instance's JDK is applied on top.
@@ -62,15 +66,12 @@ class BuildRepairEnv:
 
     def __init__(
         self, instance: dict[str, Any], mode: str = "simplified", judge: bool = True,
-        toolset: str = "gradlefixer", max_turns: int = 50, max_wall_s: float | None = None,
+        toolset: str | None = None, max_turns: int = 50, max_wall_s: float | None = None,
         options: BuildOptions | None = None, dataset_dir: Path | None = None,
     ) -> None:  # fmt: skip
         if mode not in MODES:
             raise BuildfixerError(f"unknown mode {mode!r} (known: {', '.join(MODES)})")
-        if mode not in BUILT_MODES:
-            raise BuildfixerError(
-                f"mode {mode!r} (the repair loop as an episode) is not built yet; use simplified"
-            )
+        toolset = toolset or ("industrial" if mode == "full" else "gradlefixer")
         if toolset not in PRESETS:
             raise BuildfixerError(f"unknown toolset {toolset!r} (known: {', '.join(PRESETS)})")
         if not isinstance(max_turns, int) or max_turns < 1:
@@ -97,11 +98,18 @@ class BuildRepairEnv:
         self._info: dict[str, Any] = {}
         self._started_at = ""
         self._ctx: Any = None
+        self._loop: LoopEpisode | None = None
 
     # ---- the contract -------------------------------------------------------------------------
 
     def reset(self) -> dict[str, Any]:
-        """Start an episode: `{"messages": [system, first user message], "tools": [schemas]}`."""
+        """Start an episode: `{"messages": [system, first user message], "tools": [schemas]}`.
+
+        In full mode the observation is the loop's first request to the policy; when the loop ends
+        without one (a remembered fix replayed), its messages are empty and `"ended"` holds the
+        reward and info.
+        """
+        self._end_loop()
         if self.workspace is None:
             self.workspace = Workspace.acquire(
                 self.source, self.instance["base_commit"], self.options.cache_dir
@@ -124,12 +132,20 @@ class BuildRepairEnv:
         self._turns, self._started, self._done, self._build_s = 0, time.monotonic(), False, 0.0
         self._overran, self._info = False, {}
         self._started_at = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        if self.mode == "full":
+            config = loop_config(self.toolset, self.options, self.max_turns, self.max_wall_s)
+            self._loop = LoopEpisode(self.workspace, config, failure, self.instance, self.judge)
+            observation, reward, done, info = self._loop_step(None)
+            return {**observation, "ended": {"reward": reward, "info": info}} if done else observation
         return {"messages": [dict(m) for m in self._messages], "tools": [tool.schema() for tool in tools]}
 
-    def step(
-        self, assistant_message: dict[str, Any]
-    ) -> tuple[list[dict[str, Any]], float, bool, dict[str, Any]]:
-        """Run one model reply; `(observation, reward, done, info)` (reward only when done)."""
+    def step(self, assistant_message: dict[str, Any]) -> tuple[Observation, float, bool, dict[str, Any]]:
+        """Run one model reply; `(observation, reward, done, info)` (reward only when done).
+
+        The observation: in simplified mode the tool results to append to the conversation; in
+        full mode the loop's whole next request (`{"messages", "tools"}`; `info["new_context"]`
+        says when a new try started a fresh conversation).
+        """
         if self._done:
             raise BuildfixerError("the episode is over: call reset() first")
         if (
@@ -140,6 +156,8 @@ class BuildRepairEnv:
                 "an action is an assistant message: {'role': 'assistant', 'content', 'tool_calls'}"
             )
         self._turns += 1
+        if self._loop is not None:
+            return self._loop_step(assistant_message)
         self._messages.append({**assistant_message, "role": "assistant"})
         calls = assistant_message.get("tool_calls") or []
         observation: list[dict[str, Any]] = []
@@ -198,6 +216,7 @@ class BuildRepairEnv:
 
     def close(self) -> None:
         """Stop the builds' daemons and give the workspace back."""
+        self._end_loop()
         if self.workspace is not None:
             stop_daemons(self.workspace.root, self.options)
             self.workspace.release()
@@ -237,6 +256,8 @@ class BuildRepairEnv:
         """End the episode: the verdict build and the judge; `(reward, done, info)`."""
         if self._done:
             raise BuildfixerError("the episode is over: call reset() first")
+        if self._loop is not None:
+            return self._loop_result(self._loop.cancel())[1:]
         self._done = True
         began = time.monotonic()
         verdict, edited, _ = verdict_build(self._ctx, set())
@@ -256,3 +277,34 @@ class BuildRepairEnv:
         }  # fmt: skip
         self._info = {**info, "reward": reward}
         return reward, True, info
+
+    # ---- full mode ------------------------------------------------------------------------------
+
+    def _loop_step(self, action: dict[str, Any] | None) -> tuple[dict[str, Any], float, bool, dict[str, Any]]:
+        """Hand the loop the policy's reply; its next request, or its end with the reward."""
+        assert self._loop is not None
+        event, new = self._loop.next(reply_of(action) if action is not None else None)
+        if isinstance(event, LoopRequest):
+            self._messages = event.messages
+            info = {
+                "build_ok": None,
+                "judge_ok": None,
+                "stop": None,
+                "turns": self._turns,
+                "new_context": new,
+            }
+            return {"messages": event.messages, "tools": event.tools}, 0.0, False, info
+        return self._loop_result(event)
+
+    def _loop_result(self, ended: LoopEnded) -> tuple[dict[str, Any], float, bool, dict[str, Any]]:
+        self._done, self._loop = True, None
+        reward, info = full_info(ended, self._turns, self._started, self.judge)
+        if ended.attempt is not None:
+            self._messages = list(ended.attempt.trajectory.messages)
+        self._info = {**info, "reward": reward}
+        return {"messages": [], "tools": []}, reward, True, info
+
+    def _end_loop(self) -> None:
+        if self._loop is not None:
+            self._loop.cancel()
+            self._loop = None

@@ -20,6 +20,7 @@ from buildfixer.buildsys.project import detect_build_system, stop_daemons
 from buildfixer.core.build_result import BuildResult
 from buildfixer.core.chat import ModelError
 from buildfixer.core.progress import Progress, emit
+from buildfixer.core.protocols import Model
 from buildfixer.core.stops import Stop, StopKind
 from buildfixer.harness import grading
 from buildfixer.harness.config import AttemptConfig
@@ -106,8 +107,13 @@ def run_attempt(
     meta: dict[str, Any] | None = None,
     instance: dict[str, Any] | None = None,
     system: str | None = None,
+    model: Model | None = None,
 ) -> AttemptResult:
-    """Build, let the agent work (unless the build already succeeds), then build again for the verdict."""
+    """Build, let the agent work (unless the build already succeeds), then build again for the verdict.
+
+    `model`, when given, is the model the agent gets whatever spec it asks for (the environment's
+    full mode hands in the trainer's policy this way); else the provider factory makes it.
+    """
     began = time.monotonic()
     agent = get_agent(config.agent_name())
     ctx = make_context(root, config, system)
@@ -131,10 +137,12 @@ def run_attempt(
     if initial.status == "success":
         stop, verdict = Stop(StopKind.RESOLVED, "the build already succeeds"), initial
     else:
+        def make_model(spec: str) -> Model:
+            return model or factory.make_model(spec, **config.model_settings.model_kwargs())
+
         env = AttemptEnv(
-            ctx, _agent_settings(config), trajectory, initial, lambda: current_build(ctx),
-            lambda spec: factory.make_model(spec, **config.model_settings.model_kwargs()), progress, instance,
-            memory,
+            ctx, _agent_settings(config), trajectory, initial, lambda: current_build(ctx), make_model,
+            progress, instance, memory,
         )  # fmt: skip
         try:
             stop = agent.run(env)
