@@ -1,9 +1,11 @@
 """Throughput of the RL environment with a scripted policy: rollouts per minute, reset latency, build share.
 
-    python benchmarks/env_throughput.py [--rollouts 8] [--workers 1,2] [--instances ID,ID]
+    python benchmarks/env_throughput.py [--rollouts 8] [--workers 1,2] [--modes simplified,full]
+                                        [--instances ID,ID]
 
-Each rollout is one episode of `BuildRepairEnv` (simplified mode) on a bundled instance, driven by
-that instance's bundled script (`bench/data/scripts/<id>.json`, its steps as assistant messages).
+Each rollout is one episode of `BuildRepairEnv` on a bundled instance, driven by that instance's
+bundled script (`bench/data/scripts/<id>.json`, its steps as assistant messages; in full mode the
+loop's tries answered in turn, "give up" once the script is spent, the same tools).
 A worker is a process with one environment per instance, so its first reset of an instance pays
 the failing build and the checkout; the later ones pay a checkout. Printed: rollouts per minute
 (resets included), the first and the median later reset, and the share of the episodes' time
@@ -41,28 +43,35 @@ def actions(instance_id: str) -> list[dict[str, Any]]:
     return messages
 
 
-def worker(job: tuple[list[str], int]) -> list[dict[str, float]]:
+GIVE_UP = {"role": "assistant", "content": "I cannot fix this."}
+
+
+def worker(job: tuple[list[str], int, str]) -> list[dict[str, float]]:
     """Run `count` rollouts over the instances in turn; one record per rollout."""
     from buildfixer.env import BuildRepairEnv
 
-    ids, count = job
+    ids, count, mode = job
     rows = {
         json.loads(line)["instance_id"]: json.loads(line)
         for line in (DATA / "instances.jsonl").read_text().splitlines()
     }
-    envs = {i: BuildRepairEnv(rows[i], toolset="gradlefixer") for i in ids}
+    envs = {i: BuildRepairEnv(rows[i], mode=mode, toolset="gradlefixer", max_turns=20) for i in ids}
     records = []
     try:
         for n in range(count):
             instance_id = ids[n % len(ids)]
             env, began = envs[instance_id], time.monotonic()
-            env.reset()
+            first = env.reset()
             reset_s = time.monotonic() - began
             began = time.monotonic()
-            for action in actions(instance_id):
-                _, reward, done, info = env.step(action)
-                if done:
-                    break
+            reward, done, info = (
+                first.get("ended", {}).get("reward", 0.0),
+                "ended" in first,
+                first.get("ended", {}).get("info", {}),
+            )
+            script = actions(instance_id)
+            while not done:
+                _, reward, done, info = env.step(script.pop(0) if script else GIVE_UP)
             records.append({"reset_s": reset_s, "first": n < len(ids), "rollout_s": time.monotonic() - began,
                             "build_s": info["build_seconds"], "reward": reward})  # fmt: skip
     finally:
@@ -75,16 +84,20 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rollouts", type=int, default=8)
     parser.add_argument("--workers", default="1,2")
+    parser.add_argument("--modes", default="simplified,full")
     parser.add_argument("--instances", default=DEFAULT)
     args = parser.parse_args()
     ids = args.instances.split(",")
-    print("| workers | rollouts | rollouts/min | first reset s | later reset s | build share | reward |")
-    print("|---:|---:|---:|---:|---:|---:|---:|")
-    for workers in (int(w) for w in args.workers.split(",")):
+    print(
+        "| mode | workers | rollouts | rollouts/min | first reset s | later reset s | build share | reward |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    runs = [(m, int(w)) for m in args.modes.split(",") for w in args.workers.split(",")]
+    for mode, workers in runs:
         per = [args.rollouts // workers + (1 if w < args.rollouts % workers else 0) for w in range(workers)]
         began = time.monotonic()
         with ProcessPoolExecutor(workers) as pool:
-            records = [r for part in pool.map(worker, [(ids, n) for n in per]) for r in part]
+            records = [r for part in pool.map(worker, [(ids, n, mode) for n in per]) for r in part]
         wall = time.monotonic() - began
         first = [r["reset_s"] for r in records if r["first"]]
         later = [r["reset_s"] for r in records if not r["first"]] or [float("nan")]
@@ -95,7 +108,8 @@ def main() -> int:
             f"{statistics.median(first):.2f} | {statistics.median(later):.2f}",
         )
         print(
-            f"| {workers} | {len(records)} | {rate:.1f} | {resets} | {share:.0%} | {mean_reward:.2f} |",
+            f"| {mode} | {workers} | {len(records)} | {rate:.1f} | {resets} | {share:.0%} "
+            f"| {mean_reward:.2f} |",
             flush=True,
         )
     return 0

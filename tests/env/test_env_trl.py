@@ -2,7 +2,7 @@
 
 GRPOTrainer creates the class with the factory, calls `reset(**row)`, calls tool methods with
 keyword arguments parsed from the model's reply, then `get_reward()`; here the same calls are made
-by hand (the trainer itself runs in tests/train).
+by hand (the trainer itself runs in test_trl_training.py).
 """
 
 from __future__ import annotations

@@ -16,6 +16,7 @@ the same instance (its log and errors make the first message), so a reset costs 
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,7 @@ from buildfixer.env.loop_episode import LoopEnded, LoopEpisode, LoopRequest, ful
 from buildfixer.harness.attempt import AttemptConfig, current_build, make_context, verdict_build
 from buildfixer.judge.judge import judge_patch
 from buildfixer.tools.build_support import format_build_output
+from buildfixer.tools.context import ToolContext
 from buildfixer.tools.presets import PRESETS, make_toolset
 from buildfixer.workspace.ledger import EditLedger
 from buildfixer.workspace.workspace import Workspace
@@ -44,6 +46,23 @@ Observation = list[dict[str, Any]] | dict[str, Any]
 _BUNDLED = Path(__file__).resolve().parent.parent / "bench" / "data"
 # (repository, commit, JDK) -> the instance's failing build, built once per process
 _FAILURES: dict[tuple[str, str, int | None], BuildResult] = {}
+
+
+def toolset_schemas(toolset: str, build_systems: Iterable[str]) -> list[dict[str, Any]]:
+    """The OpenAI schemas of a toolset's tools for every build system given (each tool once).
+
+    The command slot differs by build system (`run_gradle_command`, `run_maven_command`, ...), so
+    a trainer whose data mixes build systems offers each; a call that does not fit the episode's
+    project is answered with the ones that do.
+    """
+    if toolset not in PRESETS:
+        raise BuildfixerError(f"unknown toolset {toolset!r} (known: {', '.join(PRESETS)})")
+    schemas: dict[str, dict[str, Any]] = {}
+    for system in build_systems:
+        probe = ToolContext(root=Path("/"), build_system=system)  # schemas only: nothing runs
+        for tool in make_toolset(probe, toolset):
+            schemas.setdefault(tool.name, tool.schema())
+    return list(schemas.values())
 
 
 class BuildRepairEnv:

@@ -155,7 +155,7 @@ def full_info(ended: LoopEnded, turns: int, started: float, judge: bool) -> tupl
         "build_ok": build_ok, "judge_ok": judged, "stop": attempt.stop.kind.value, "turns": turns,
         "patch": ended.patch, "edited": attempt.edited or [], "status": attempt.verdict.status,
         "findings": (attempt.judge or {}).get("findings", []), "pipeline": meta,
-        "seconds": round(time.monotonic() - started, 3),
+        "seconds": round(time.monotonic() - started, 3), "build_seconds": round(attempt.build_s, 3),
     }  # fmt: skip
     return reward, info
 

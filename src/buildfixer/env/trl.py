@@ -24,9 +24,7 @@ from typing import Any
 from buildfixer.agents.prompts import system_prompt
 from buildfixer.buildsys.options import BuildOptions
 from buildfixer.core.errors import BuildfixerError
-from buildfixer.env.episode import BuildRepairEnv
-from buildfixer.tools.context import ToolContext
-from buildfixer.tools.presets import PRESETS, make_toolset
+from buildfixer.env.episode import BuildRepairEnv, toolset_schemas
 
 # What the dataset row's user message says before `reset` appends the build's failure to it.
 _INTRO = "The project's build fails. "
@@ -66,14 +64,8 @@ def trl_environment(
 
 def environment_class(toolset: str, build_systems: Iterable[str]) -> type:
     """The environment class: `reset`, `get_reward`, and one method per tool of the toolset."""
-    if toolset not in PRESETS:
-        raise BuildfixerError(f"unknown toolset {toolset!r} (known: {', '.join(PRESETS)})")
-    schemas: dict[str, dict[str, Any]] = {}
-    for system in build_systems:
-        probe = ToolContext(root=Path("/"), build_system=system)  # schemas only: nothing runs
-        for tool in make_toolset(probe, toolset):
-            schemas.setdefault(tool.name, tool.schema()["function"])
-    methods = {name: _tool_method(schema) for name, schema in schemas.items()}
+    schemas = [schema["function"] for schema in toolset_schemas(toolset, build_systems)]
+    methods = {schema["name"]: _tool_method(schema) for schema in schemas}
     return type("BuildRepair", (_EpisodeAdapter,), {**methods, "__module__": __name__})
 
 

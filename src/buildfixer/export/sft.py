@@ -125,8 +125,8 @@ def write_rows(rows: list[dict[str, Any]], out: Path) -> None:
     temp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
     if out.suffix == ".parquet":
         try:
-            import pyarrow as pa  # type: ignore[import-not-found]  # optional: only Parquet needs it
-            import pyarrow.parquet as pq  # type: ignore[import-not-found]
+            import pyarrow as pa  # optional: only Parquet needs it
+            import pyarrow.parquet as pq
         except ImportError:
             raise BuildfixerError(
                 "Parquet output needs pyarrow: pip install pyarrow (or write .jsonl)"

@@ -47,6 +47,7 @@ class AttemptResult:
     edited: list[str] | None = None
     refused: list[str] = field(default_factory=list)
     judge: dict[str, Any] | None = None  # the judge's verdict on a resolved attempt's patch
+    build_s: float = 0.0  # seconds in the project's builds (the agent's, the loop's, the verdict)
 
     @property
     def stop_reason(self) -> str:
@@ -165,7 +166,7 @@ def run_attempt(
     )  # fmt: skip
     return AttemptResult(
         resolved, verdict, initial, trajectory, stop, ctx.options.jdk, time.monotonic() - began, edited,
-        refused,
+        refused, build_s=ctx.build_s,
     )  # fmt: skip
 
 

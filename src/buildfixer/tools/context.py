@@ -11,6 +11,7 @@ command's arguments, never for opening a file afterwards.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -54,6 +55,7 @@ class ToolContext:
         knowledge: Knowledge base backend, if configured.
         builds: Builds run through tools so far (the last one is the current state).
         ledger: Tells the repair's edits from what builds wrote (None outside a git worktree).
+        build_s: Seconds spent in the project's builds so far (`tracked`), for throughput figures.
     """
 
     root: Path
@@ -66,6 +68,7 @@ class ToolContext:
     knowledge: KnowledgeBase | None = None
     builds: list[BuildResult] = field(default_factory=list)
     ledger: EditLedger | None = None
+    build_s: float = 0.0
 
     def __post_init__(self) -> None:
         self.root = self.root.resolve()
@@ -77,15 +80,19 @@ class ToolContext:
         built again for the verdict. Commands an agent chooses are not run through here: what
         they change (`gradle wrapper`, `npm install x`) is the agent's doing.
         """
-        if self.ledger is None:
-            return run()
-        started = self.ledger.before_build()
-        result: BuildResult | None = None
+        began = time.monotonic()
         try:
-            result = run()
-            return result
+            if self.ledger is None:
+                return run()
+            started = self.ledger.before_build()
+            result: BuildResult | None = None
+            try:
+                result = run()
+                return result
+            finally:
+                self.ledger.after_build(started, repr(self.options), result)
         finally:
-            self.ledger.after_build(started, repr(self.options), result)
+            self.build_s += time.monotonic() - began
 
     def resolve(self, path: str, must_exist: bool = False) -> Path:
         """The real path of `path` inside the workspace; ToolError when it would leave it.

@@ -2,7 +2,7 @@
 
 These check the plumbing (the trainer drives our environment, parses and runs tool calls, gets
 rewards from the harness's build and the judge; SFT trains on what `export sft` wrote), not
-learning: the models are tiny (tests/train/tiny_model.py).
+learning: the models are tiny (tests/env/tiny_model.py).
 """
 
 from __future__ import annotations
