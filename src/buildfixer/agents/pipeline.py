@@ -231,7 +231,7 @@ class _Loop:
                 budget = replace(budget, max_wall_s=left)
             loop = ToolLoop(self.model, env.toolset(), budget, progress=env.progress)
             first = pipeline_message(
-                self._repo(), describe(record.error), env.error_view(current), _offer(candidate)
+                self._repo(), describe(record.error), env.error_view(current), offer(candidate)
             )  # fmt: skip
             stop = loop.run(env.trajectory, PIPELINE_SYSTEM, first).stop
         attempt.policy_stop = stop.detail
@@ -308,14 +308,6 @@ class _Loop:
         return stop
 
 
-def _offer(candidate: Entry | None) -> str | None:
-    """A remembered fix as the prompt shows it."""
-    if candidate is None:
-        return None
-    record = f"offered {candidate.uses} times, worked {candidate.successes}" if candidate.uses else "new"
-    patch = candidate.patch
-    if len(patch) > _PATCH_CHARS:
-        patch = patch[:_PATCH_CHARS] + "\n[...]"
-    kind = "a note" if candidate.kind == "note" else "a fix"
-    header = f"(#{candidate.id}, {kind}, {candidate.category or 'uncategorised'}, {record})"
-    return f"{header}\nIt fixed:\n{candidate.error}\n\n{patch.strip()}"
+def offer(candidate: Entry | None) -> str | None:
+    """A remembered fix as the loop's prompt shows it (None: no candidate)."""
+    return candidate.render(_PATCH_CHARS) if candidate is not None else None

@@ -67,11 +67,5 @@ class MemoryKnowledgeBase:
         best = self.candidates(question)
         if not best:
             return "the fix memory has nothing that matches the question"
-        parts = []
-        for hit in best:
-            record = f"offered {hit.uses} times, worked {hit.successes}" if hit.uses else "not offered before"
-            body = hit.patch if len(hit.patch) <= _PATCH_CHARS else hit.patch[:_PATCH_CHARS] + "\n[...]"
-            label = "note" if hit.kind == "note" else "fix"
-            parts.append(f"## Past {label} #{hit.id} ({hit.category or 'uncategorised'}, {record})\n"
-                         f"Error:\n{hit.error}\n\n{body.strip()}")  # fmt: skip
+        parts = [f"## {hit.render(_PATCH_CHARS)}" for hit in best]
         return f"{len(best)} past fix(es) of similar errors:\n\n" + "\n\n".join(parts)

@@ -101,6 +101,18 @@ class Entry:
         """The entry as JSON-ready data (the export format)."""
         return asdict(self)
 
+    def render(self, max_patch_chars: int) -> str:
+        """The entry as a prompt shows it.
+
+        A header (id, kind, category, track record), the error it fixed, and its patch cut at
+        `max_patch_chars`.
+        """
+        record = f"offered {self.uses} times, worked {self.successes}" if self.uses else "not offered before"
+        patch = self.patch if len(self.patch) <= max_patch_chars else self.patch[:max_patch_chars] + "\n[...]"
+        kind = "note" if self.kind == "note" else "fix"
+        header = f"Past {kind} #{self.id} ({self.category or 'uncategorised'}, {record})"
+        return f"{header}\nError it fixed:\n{self.error}\n\n{patch.strip()}"
+
 
 def default_path(cache_dir: Path) -> Path:
     """Where the memory lives: $BUILDFIXER_MEMORY, else in the cache directory."""
