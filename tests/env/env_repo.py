@@ -27,3 +27,22 @@ def make_instance(root: Path) -> dict[str, Any]:
     git(repo, "commit", "-qm", "broken")
     base = git(repo, "rev-parse", "HEAD").strip()
     return {"instance_id": "stats-1", "repo": str(repo), "base_commit": base, "build_system": "python"}
+
+
+UTIL = "def double(value):\n    return value + 2\n"
+UTIL_TEST = "from util import double\n\n\ndef test_double():\n    assert double(3) == 6\n"
+
+
+def make_two_error_instance(root: Path) -> dict[str, Any]:
+    """The repository of `make_instance` with a second, unrelated failure (`util.double`)."""
+    instance = make_instance(root)
+    repo = Path(instance["repo"])
+    (repo / "util.py").write_text(UTIL)
+    (repo / "tests" / "test_util.py").write_text(UTIL_TEST)
+    project = (
+        '[project]\nname = "stats"\nversion = "1"\n\n[tool.setuptools]\npy-modules = ["stats", "util"]\n'
+    )
+    (repo / "pyproject.toml").write_text(project)  # two top-level modules: say which
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "a second failure")
+    return {**instance, "instance_id": "stats-2", "base_commit": git(repo, "rev-parse", "HEAD").strip()}

@@ -25,8 +25,9 @@ from buildfixer.agents.prompts import first_message, system_prompt
 from buildfixer.agents.trajectory import Trajectory
 from buildfixer.buildsys.options import BuildOptions
 from buildfixer.buildsys.project import stop_daemons
-from buildfixer.core.build_result import BuildResult
+from buildfixer.core.build_result import BuildError, BuildResult
 from buildfixer.core.errors import BuildfixerError
+from buildfixer.env.error_examples import error_gone, examples_of, focused_start
 from buildfixer.env.loop_episode import LoopEnded, LoopEpisode, LoopRequest, full_info, loop_config, reply_of
 from buildfixer.harness.attempt import AttemptConfig, current_build, make_context, verdict_build
 from buildfixer.judge.judge import judge_patch
@@ -98,6 +99,15 @@ class BuildRepairEnv:
         missing = [key for key in ("repo", "base_commit") if not instance.get(key)]
         if missing:
             raise BuildfixerError(f"the instance has no {missing[0]}")
+        index = instance.get("error_index")
+        if index is not None and (not isinstance(index, int) or isinstance(index, bool) or index < 0):
+            raise BuildfixerError(f"error_index must be a whole number from 0, got {index!r}")
+        if index is not None and mode == "full":
+            raise BuildfixerError(
+                "error_index picks one error of a simplified episode; full mode runs the loop"
+            )
+        self.error_index: int | None = index
+        self._focus: BuildError | None = None
         self.instance, self.mode, self.judge, self.toolset = dict(instance), mode, judge, toolset
         self.max_turns, self.max_wall_s = max_turns, max_wall_s
         self.options = options or BuildOptions()
@@ -118,6 +128,22 @@ class BuildRepairEnv:
         self._started_at = ""
         self._ctx: Any = None
         self._loop: LoopEpisode | None = None
+
+    @classmethod
+    def examples(
+        cls, instance: dict[str, Any], options: BuildOptions | None = None, dataset_dir: Path | None = None
+    ) -> list[dict[str, Any]]:
+        """The instance as one example per distinct error of its failure (env.error_examples).
+
+        Builds the failing commit once (the build is reused by the examples' episodes).
+        """
+        row = {k: v for k, v in instance.items() if k not in ("error_index", "error", "example_id")}
+        env = cls(row, options=options, dataset_dir=dataset_dir)
+        try:
+            env.reset()
+            return examples_of(row, env._failure())
+        finally:
+            env.close()
 
     # ---- the contract -------------------------------------------------------------------------
 
@@ -143,11 +169,15 @@ class BuildRepairEnv:
         self._ctx.ledger = EditLedger.open(root, self.workspace.git_dir)
         tools = make_toolset(self._ctx, self.toolset)
         self._tools = {tool.name: tool for tool in tools}
-        error = format_build_output(self._ctx, failure, "condensed")
-        self._messages = [
-            {"role": "system", "content": system_prompt()},
-            {"role": "user", "content": first_message(root, error)},
-        ]
+        if self.error_index is not None:
+            self._focus, start = focused_start(self._ctx, failure, self._key, self.error_index, self.instance)
+            self._messages = [dict(m) for m in start]
+        else:
+            error = format_build_output(self._ctx, failure, "condensed")
+            self._messages = [
+                {"role": "system", "content": system_prompt()},
+                {"role": "user", "content": first_message(root, error)},
+            ]
         self._turns, self._started, self._done, self._build_s = 0, time.monotonic(), False, 0.0
         self._overran, self._info = False, {}
         self._started_at = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
@@ -254,8 +284,12 @@ class BuildRepairEnv:
         """The episode's conversation so far."""
         return [dict(m) for m in self._messages]
 
+    @property
+    def _key(self) -> tuple[str, str, int | None]:
+        return (self.source, self.instance["base_commit"], self.options.jdk)
+
     def _failure(self) -> BuildResult:
-        key = (self.source, self.instance["base_commit"], self.options.jdk)
+        key = self._key
         if key not in _FAILURES:
             _FAILURES[key] = current_build(self._ctx)
         return _FAILURES[key]
@@ -288,9 +322,12 @@ class BuildRepairEnv:
         if self.judge and patch.strip():
             found = judge_patch(patch)
             judge_ok, findings = found.approved, found.to_dict()["findings"]
-        reward = 1.0 if build_ok and (judge_ok is not False) else 0.0
+        # An example of one error asks only that its error be gone; the others are other examples.
+        fixed = error_gone(self._focus, verdict) if self._focus is not None else build_ok
+        reward = 1.0 if fixed and (judge_ok is not False) else 0.0
         info = {
-            "build_ok": build_ok, "judge_ok": judge_ok, "stop": stop, "turns": self._turns,
+            "build_ok": build_ok, "error_fixed": fixed, "judge_ok": judge_ok, "stop": stop,
+            "turns": self._turns,
             "patch": patch, "edited": edited or [], "findings": findings, "status": verdict.status,
             "seconds": round(time.monotonic() - self._started, 3), "build_seconds": round(self._build_s, 3),
         }  # fmt: skip
