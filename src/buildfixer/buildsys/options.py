@@ -58,6 +58,8 @@ class BuildOptions:
             lockfile installs with `--before`. Maven and Gradle builds are unaffected: their
             coordinates are pinned, and `buildfixer.deps.asof.pin_dynamic_versions` rewrites
             the dynamic ones (ranges, `1.+`, SNAPSHOTs) when the caller runs it first.
+        max_builds: At most this many builds at once on this machine with this cache directory
+            (buildsys.slots; every process counts); None: no cap. Waiting is not build time.
     """
 
     jdk: int | None = None
@@ -71,6 +73,7 @@ class BuildOptions:
     extra_env: dict[str, str] = field(default_factory=dict)
     sandbox: str = "bubblewrap"
     as_of: str | None = None
+    max_builds: int | None = None
 
     def state_for(self, project: Path) -> Path:
         """The state directory of a project: explicit, or keyed by its absolute path."""

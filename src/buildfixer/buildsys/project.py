@@ -16,6 +16,7 @@ from buildfixer.buildsys.plan import missing_submodules
 from buildfixer.buildsys.runner import kill_owned, read_tail, run_steps
 from buildfixer.buildsys.sandbox import confinement_for, get_sandbox
 from buildfixer.buildsys.session import SESSION_LOST, close_sessions, session_for
+from buildfixer.buildsys.slots import build_slot
 from buildfixer.core.build_result import BuildResult, Status
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.core.protocols import BuildSystem
@@ -98,10 +99,11 @@ def build_project(
         else:  # the cold protocol: each step in a sandbox of its own, nothing outlives it
             for step in plan.steps:  # the log shows the step, not the sandbox's command line
                 step.label, step.argv = step.label or " ".join(step.argv), [*prefix, *step.argv]
-    run = run_steps(
-        plan.steps, cwd=project, env=env, log_path=log_path, timeout_s=options.timeout_s, owner=owner,
-        session=session,
-    )  # fmt: skip
+    with build_slot(options.cache_dir, options.max_builds):
+        run = run_steps(
+            plan.steps, cwd=project, env=env, log_path=log_path, timeout_s=options.timeout_s, owner=owner,
+            session=session,
+        )  # fmt: skip
     if not options.warm:
         kill_owned(owner)  # cold protocol: nothing outlives the build
     succeeded = len(run.steps_run) - (0 if run.exit_code == 0 else 1)
