@@ -31,7 +31,7 @@ def empty_memory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_a_failed_try_gives_a_fresh_context_and_the_repair_is_rewarded(instance: dict[str, Any]) -> None:
-    env = BuildRepairEnv(instance, mode="full")
+    env = BuildRepairEnv(instance, mode="full", toolset="industrial")
     try:
         first = env.reset()
         assert [m["role"] for m in first["messages"]] == ["system", "user"]
@@ -45,11 +45,12 @@ def test_a_failed_try_gives_a_fresh_context_and_the_repair_is_rewarded(instance:
         # Try 1 changes nothing: the loop builds, sees the same error, starts try 2 afresh.
         obs, reward, done, info = env.step(GIVE_UP)
         assert not done and reward == 0.0 and info["new_context"] is True
-        assert [m["role"] for m in obs["messages"]] == ["system", "user"]
+        assert [m["role"] for m in obs] == ["system", "user"] and obs == info["messages"]
         # Try 2 writes the fix: the same conversation goes on with the tool's result.
         obs, reward, done, info = env.step(call("write_file", path="stats.py", content=FIXED))
         assert not done and info["new_context"] is False
-        assert obs["messages"][-1]["role"] == "tool" and "stats.py" in obs["messages"][-1]["content"]
+        assert [m["role"] for m in obs] == ["tool"] and "stats.py" in obs[0]["content"]  # only what is new
+        assert info["messages"][-2]["tool_calls"][0]["function"]["name"] == "write_file"
         obs, reward, done, info = env.step({"role": "assistant", "content": "Fixed the division."})
         assert done and reward == 1.0
         assert info["build_ok"] is True and info["judge_ok"] is True and info["stop"] == "resolved"
@@ -65,7 +66,7 @@ def test_a_failed_try_gives_a_fresh_context_and_the_repair_is_rewarded(instance:
 
 
 def test_deleting_the_assertion_is_never_rewarded(instance: dict[str, Any]) -> None:
-    env = BuildRepairEnv(instance, mode="full", max_turns=8)
+    env = BuildRepairEnv(instance, mode="full", toolset="industrial", max_turns=8)
     try:
         env.reset()
         unchecked = "from stats import mean\n\n\ndef test_mean():\n    mean([1, 2])\n"
@@ -94,3 +95,15 @@ def test_closing_mid_episode_ends_the_loop(instance: dict[str, Any]) -> None:
     reward, done, info = env.finish()
     assert done and reward == 0.0 and info["build_ok"] is False
     env.close()
+
+
+def test_full_mode_offers_the_default_toolset(instance: dict[str, Any]) -> None:
+    env = BuildRepairEnv(instance, mode="full")
+    try:
+        first = env.reset()
+        assert {"replace", "run_build"} <= {t["function"]["name"] for t in first["tools"]}
+        env.step(call("replace", file_path="stats.py", old_string="//", new_string="/"))
+        obs, reward, done, info = env.step({"role": "assistant", "content": "Done."})
+        assert done and reward == 1.0 and obs == [] and info["build_ok"] is True
+    finally:
+        env.close()

@@ -28,7 +28,7 @@ from buildfixer.buildsys.project import stop_daemons
 from buildfixer.core.build_result import BuildError, BuildResult
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.env.error_examples import error_gone, examples_of, focused_start
-from buildfixer.env.loop_episode import LoopEnded, LoopEpisode, LoopRequest, full_info, loop_config, reply_of
+from buildfixer.env.loop_episode import LoopEnded, LoopEpisode, full_info, loop_config, reply_of
 from buildfixer.harness.attempt import AttemptConfig, current_build, make_context, verdict_build
 from buildfixer.judge.judge import judge_patch
 from buildfixer.tools.build_support import format_build_output
@@ -38,12 +38,11 @@ from buildfixer.workspace.ledger import EditLedger
 from buildfixer.workspace.workspace import Workspace
 
 MODES = ("simplified", "full")
+Info = dict[str, Any]
 TOOL_TIMEOUT = "tooltimeout"
 # Tools whose time is build time (the share of a rollout spent building is a throughput figure).
 _BUILDING = {"run_build", "validate_and_build", "run_gradle_command", "run_maven_command", "run_npm_command",
              "run_python_command"}  # fmt: skip
-# Simplified mode: the tool results to append; full mode: the loop's whole next request.
-Observation = list[dict[str, Any]] | dict[str, Any]
 _BUNDLED = Path(__file__).resolve().parent.parent / "bench" / "data"
 # (repository, commit, JDK) -> the instance's failing build, built once per process
 _FAILURES: dict[tuple[str, str, int | None], BuildResult] = {}
@@ -76,8 +75,8 @@ class BuildRepairEnv:
             episode is one run of the repair loop (env.loop_episode), each observation the loop's
             next request to the policy.
         judge: Whether the judge must approve the patch for the reward.
-        toolset: The tool preset the model gets (tools.presets.PRESETS); full mode defaults to the
-            loop's `industrial` tools.
+        toolset: The tool preset the model gets (tools.presets.PRESETS), in both modes (`fix
+            --agent pipeline` defaults to `industrial`; the environment keeps one default).
         max_turns: Model replies per episode.
         max_wall_s: Wall time of an episode (None: none).
         options: Build options (cache, timeouts, sandbox); the instance's JDK is applied on top.
@@ -86,12 +85,11 @@ class BuildRepairEnv:
 
     def __init__(
         self, instance: dict[str, Any], mode: str = "simplified", judge: bool = True,
-        toolset: str | None = None, max_turns: int = 50, max_wall_s: float | None = None,
+        toolset: str = "gradlefixer", max_turns: int = 50, max_wall_s: float | None = None,
         options: BuildOptions | None = None, dataset_dir: Path | None = None,
     ) -> None:  # fmt: skip
         if mode not in MODES:
             raise BuildfixerError(f"unknown mode {mode!r} (known: {', '.join(MODES)})")
-        toolset = toolset or ("industrial" if mode == "full" else "gradlefixer")
         if toolset not in PRESETS:
             raise BuildfixerError(f"unknown toolset {toolset!r} (known: {', '.join(PRESETS)})")
         if not isinstance(max_turns, int) or max_turns < 1:
@@ -184,16 +182,21 @@ class BuildRepairEnv:
         if self.mode == "full":
             config = loop_config(self.toolset, self.options, self.max_turns, self.max_wall_s)
             self._loop = LoopEpisode(self.workspace, config, failure, self.instance, self.judge)
-            observation, reward, done, info = self._loop_step(None)
-            return {**observation, "ended": {"reward": reward, "info": info}} if done else observation
+            _, reward, done, info = self._loop_step(None)
+            if done:
+                return {"messages": [], "tools": [], "ended": {"reward": reward, "info": info}}
+            return {"messages": info["messages"], "tools": info["tools"]}
         return {"messages": [dict(m) for m in self._messages], "tools": [tool.schema() for tool in tools]}
 
-    def step(self, assistant_message: dict[str, Any]) -> tuple[Observation, float, bool, dict[str, Any]]:
+    def step(
+        self, assistant_message: dict[str, Any]
+    ) -> tuple[list[dict[str, Any]], float, bool, dict[str, Any]]:
         """Run one model reply; `(observation, reward, done, info)` (reward only when done).
 
-        The observation: in simplified mode the tool results to append to the conversation; in
-        full mode the loop's whole next request (`{"messages", "tools"}`; `info["new_context"]`
-        says when a new try started a fresh conversation).
+        The observation is the messages the policy has not seen yet: the tool results to append.
+        In full mode, when the loop starts a new try with a fresh conversation, it is that new
+        conversation (system and first message) and `info["new_context"]` is True; the loop's
+        whole next request is in `info["messages"]` and `info["tools"]` either way.
         """
         if self._done:
             raise BuildfixerError("the episode is over: call reset() first")
@@ -336,29 +339,25 @@ class BuildRepairEnv:
 
     # ---- full mode ------------------------------------------------------------------------------
 
-    def _loop_step(self, action: dict[str, Any] | None) -> tuple[dict[str, Any], float, bool, dict[str, Any]]:
-        """Hand the loop the policy's reply; its next request, or its end with the reward."""
+    def _loop_step(self, action: dict[str, Any] | None) -> tuple[list[dict[str, Any]], float, bool, Info]:
+        """Hand the loop the policy's reply; what the policy has not seen yet, or the end and reward."""
         assert self._loop is not None
         event, new = self._loop.next(reply_of(action) if action is not None else None)
-        if isinstance(event, LoopRequest):
-            self._messages = event.messages
-            info = {
-                "build_ok": None,
-                "judge_ok": None,
-                "stop": None,
-                "turns": self._turns,
-                "new_context": new,
-            }
-            return {"messages": event.messages, "tools": event.tools}, 0.0, False, info
-        return self._loop_result(event)
+        if isinstance(event, LoopEnded):
+            return self._loop_result(event)
+        unseen = event.messages if new else event.messages[len(self._messages) + 1 :]  # +1: the reply
+        self._messages = event.messages
+        info: Info = {"build_ok": None, "judge_ok": None, "stop": None, "turns": self._turns}
+        info |= {"new_context": new, "messages": event.messages, "tools": event.tools}
+        return unseen, 0.0, False, info
 
-    def _loop_result(self, ended: LoopEnded) -> tuple[dict[str, Any], float, bool, dict[str, Any]]:
+    def _loop_result(self, ended: LoopEnded) -> tuple[list[dict[str, Any]], float, bool, dict[str, Any]]:
         self._done, self._loop = True, None
         reward, info = full_info(ended, self._turns, self._started, self.judge)
         if ended.attempt is not None:
             self._messages = list(ended.attempt.trajectory.messages)
         self._info = {**info, "reward": reward}
-        return {"messages": [], "tools": []}, reward, True, info
+        return [], reward, True, info
 
     def _end_loop(self) -> None:
         if self._loop is not None:
