@@ -64,11 +64,8 @@ def worker(job: tuple[list[str], int, str]) -> list[dict[str, float]]:
             first = env.reset()
             reset_s = time.monotonic() - began
             began = time.monotonic()
-            reward, done, info = (
-                first.get("ended", {}).get("reward", 0.0),
-                "ended" in first,
-                first.get("ended", {}).get("info", {}),
-            )
+            ended = first.get("ended")  # full mode: a remembered fix may end the loop before any reply
+            reward, done, info = (ended["reward"], True, ended["info"]) if ended else (0.0, False, {})
             script = actions(instance_id)
             while not done:
                 _, reward, done, info = env.step(script.pop(0) if script else GIVE_UP)
