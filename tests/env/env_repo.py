@@ -2,12 +2,23 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 from typing import Any
 
 BROKEN = "def mean(values):\n    return sum(values) // len(values)\n"
 TEST = "from stats import mean\n\n\ndef test_mean():\n    assert mean([1, 2]) == 1.5\n"
+
+
+def tool_call(name: str, **arguments: Any) -> dict[str, Any]:
+    """An assistant message that calls one tool (an action of the environment)."""
+    function = {"name": name, "arguments": json.dumps(arguments)}
+    return {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [{"id": f"c-{name}", "type": "function", "function": function}],
+    }
 
 
 def git(repo: Path, *args: str) -> str:

@@ -2,27 +2,16 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
-from env_repo import BROKEN
+from env_repo import BROKEN, tool_call
 
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.env import BuildRepairEnv, episode
 
-
-def call(name: str, **arguments: Any) -> dict[str, Any]:
-    function = {"name": name, "arguments": json.dumps(arguments)}
-    return {
-        "role": "assistant",
-        "content": None,
-        "tool_calls": [{"id": f"c-{name}", "type": "function", "function": function}],
-    }
-
-
-FIX = call("replace", file_path="stats.py", old_string="//", new_string="/")
-HACK = call(
+FIX = tool_call("replace", file_path="stats.py", old_string="//", new_string="/")
+HACK = tool_call(
     "replace",
     file_path="tests/test_stats.py",
     old_string="    assert mean([1, 2]) == 1.5\n",
@@ -98,7 +87,7 @@ def test_the_turn_limit_ends_the_episode(instance: dict[str, Any]) -> None:
     env = BuildRepairEnv(instance, max_turns=2)
     try:
         env.reset()
-        look = call("read_file", path="stats.py")
+        look = tool_call("read_file", path="stats.py")
         _, _, done, _ = env.step(look)
         assert not done
         observation, reward, done, info = env.step(look)

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
-from env_repo import make_two_error_instance
+from env_repo import make_two_error_instance, tool_call
 
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.env import BuildRepairEnv
@@ -18,15 +17,6 @@ REMEMBERED = (
     "+    return value * 2\n"
 )
 UTIL_ERROR = "tests/test_util.py:5: tests/test_util.py::test_double - assert 5 == 6"
-
-
-def call(name: str, **arguments: Any) -> dict[str, Any]:
-    function = {"name": name, "arguments": json.dumps(arguments)}
-    return {
-        "role": "assistant",
-        "content": None,
-        "tool_calls": [{"id": "c1", "type": "function", "function": function}],
-    }
 
 
 @pytest.fixture(scope="module")
@@ -56,7 +46,7 @@ def test_an_example_is_rewarded_when_its_own_error_is_gone(
         first = env.reset()["messages"]
         assert "# The error to fix" in first[1]["content"] and "test_util.py" in first[1]["content"]
         assert "return value * 2" in first[1]["content"]  # the remembered fix, in hand
-        env.step(call("replace", file_path="util.py", old_string="value + 2", new_string="value * 2"))
+        env.step(tool_call("replace", file_path="util.py", old_string="value + 2", new_string="value * 2"))
         _, reward, done, info = env.step({"role": "assistant", "content": "Fixed double."})
         assert done and reward == 1.0
         assert (
@@ -64,7 +54,7 @@ def test_an_example_is_rewarded_when_its_own_error_is_gone(
         )  # test_stats still fails: another example
         # Fixing the other error instead does not count for this example.
         env.reset()
-        env.step(call("replace", file_path="stats.py", old_string="//", new_string="/"))
+        env.step(tool_call("replace", file_path="stats.py", old_string="//", new_string="/"))
         _, reward, done, info = env.step({"role": "assistant", "content": "Fixed mean."})
         assert done and reward == 0.0 and info["error_fixed"] is False
     finally:

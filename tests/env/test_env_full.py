@@ -2,26 +2,17 @@
 
 from __future__ import annotations
 
-import json
 import threading
 from pathlib import Path
 from typing import Any
 
 import pytest
+from env_repo import tool_call
 
 from buildfixer.env import BuildRepairEnv
 
 FIXED = "def mean(values):\n    return sum(values) / len(values)\n"
 GIVE_UP = {"role": "assistant", "content": "I cannot fix this."}
-
-
-def call(name: str, **arguments: Any) -> dict[str, Any]:
-    function = {"name": name, "arguments": json.dumps(arguments)}
-    return {
-        "role": "assistant",
-        "content": None,
-        "tool_calls": [{"id": "c1", "type": "function", "function": function}],
-    }
 
 
 @pytest.fixture(autouse=True)
@@ -47,7 +38,7 @@ def test_a_failed_try_gives_a_fresh_context_and_the_repair_is_rewarded(instance:
         assert not done and reward == 0.0 and info["new_context"] is True
         assert [m["role"] for m in obs] == ["system", "user"] and obs == info["messages"]
         # Try 2 writes the fix: the same conversation goes on with the tool's result.
-        obs, reward, done, info = env.step(call("write_file", path="stats.py", content=FIXED))
+        obs, reward, done, info = env.step(tool_call("write_file", path="stats.py", content=FIXED))
         assert not done and info["new_context"] is False
         assert [m["role"] for m in obs] == ["tool"] and "stats.py" in obs[0]["content"]  # only what is new
         assert info["messages"][-2]["tool_calls"][0]["function"]["name"] == "write_file"
@@ -70,7 +61,7 @@ def test_deleting_the_assertion_is_never_rewarded(instance: dict[str, Any]) -> N
     try:
         env.reset()
         unchecked = "from stats import mean\n\n\ndef test_mean():\n    mean([1, 2])\n"
-        hack = call("write_file", path="tests/test_stats.py", content=unchecked)
+        hack = tool_call("write_file", path="tests/test_stats.py", content=unchecked)
         obs, reward, done, info = env.step(hack)
         for _ in range(8):
             if done:
@@ -102,7 +93,7 @@ def test_full_mode_offers_the_default_toolset(instance: dict[str, Any]) -> None:
     try:
         first = env.reset()
         assert {"replace", "run_build"} <= {t["function"]["name"] for t in first["tools"]}
-        env.step(call("replace", file_path="stats.py", old_string="//", new_string="/"))
+        env.step(tool_call("replace", file_path="stats.py", old_string="//", new_string="/"))
         obs, reward, done, info = env.step({"role": "assistant", "content": "Done."})
         assert done and reward == 1.0 and obs == [] and info["build_ok"] is True
     finally:

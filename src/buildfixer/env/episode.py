@@ -11,6 +11,10 @@ shapes its own.
 
 The failing build of an instance is built once per process and reused by every later reset of
 the same instance (its log and errors make the first message), so a reset costs a checkout.
+
+That is simplified mode; a row with `error_index` focuses an episode on one of the failure's
+errors (env.error_examples). In full mode an episode is one run of the repair loop, each
+observation the loop's next request to the policy (env.loop_episode).
 """
 
 from __future__ import annotations
