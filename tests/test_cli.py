@@ -73,6 +73,14 @@ def test_analyze_json_follows_the_contract(tmp_path: Path) -> None:
     assert (root["file"], root["line"], root["tool"]) == ("/w/src/main/java/demo/App.java", 3, "javac")
 
 
+def test_version_is_printed_and_matches_the_package() -> None:
+    from importlib.metadata import version
+
+    proc = run_cli("--version")
+    assert proc.returncode == 0 and proc.stderr == ""
+    assert proc.stdout == f"buildfixer {version('buildfixer')}\n"
+
+
 @pytest.mark.parametrize("command", ["build", "analyze", "jdks", "examples"])
 def test_help_works(command: str) -> None:
     proc = run_cli(command, "--help")

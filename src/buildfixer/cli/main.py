@@ -10,6 +10,7 @@ from typing import Annotated
 import click
 import typer
 
+from buildfixer import __version__
 from buildfixer.cli.bench import bench_app
 from buildfixer.cli.curate import curate_app
 from buildfixer.cli.env import env_app
@@ -45,6 +46,22 @@ app = typer.Typer(
 )
 
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"buildfixer {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_print_version, is_eager=True, help="Print the version and exit."),
+    ] = False,
+) -> None:
+    """The options every command shares (`--version`)."""
 
 
 @app.command()
