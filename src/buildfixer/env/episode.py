@@ -19,8 +19,8 @@ observation the loop's next request to the policy (env.loop_episode).
 
 from __future__ import annotations
 
+import json
 import time
-from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +36,6 @@ from buildfixer.env.loop_episode import LoopEnded, LoopEpisode, full_info, loop_
 from buildfixer.harness.attempt import AttemptConfig, current_build, make_context, verdict_build
 from buildfixer.judge.judge import judge_patch
 from buildfixer.tools.build_support import format_build_output
-from buildfixer.tools.context import ToolContext
 from buildfixer.tools.presets import PRESETS, make_toolset
 from buildfixer.workspace.ledger import EditLedger
 from buildfixer.workspace.workspace import Workspace
@@ -52,21 +51,13 @@ _BUNDLED = Path(__file__).resolve().parent.parent / "bench" / "data"
 _FAILURES: dict[tuple[str, str, int | None], BuildResult] = {}
 
 
-def toolset_schemas(toolset: str, build_systems: Iterable[str]) -> list[dict[str, Any]]:
-    """The OpenAI schemas of a toolset's tools for every build system given (each tool once).
-
-    The command slot differs by build system (`run_gradle_command`, `run_maven_command`, ...), so
-    a trainer whose data mixes build systems offers each; a call that does not fit the episode's
-    project is answered with the ones that do.
-    """
-    if toolset not in PRESETS:
-        raise BuildfixerError(f"unknown toolset {toolset!r} (known: {', '.join(PRESETS)})")
-    schemas: dict[str, dict[str, Any]] = {}
-    for system in build_systems:
-        probe = ToolContext(root=Path("/"), build_system=system)  # schemas only: nothing runs
-        for tool in make_toolset(probe, toolset):
-            schemas.setdefault(tool.name, tool.schema())
-    return list(schemas.values())
+def instance_of(value: Any) -> dict[str, Any]:
+    """A dataset row given as a dict or as its JSON (trainers' data columns carry it as text)."""
+    if isinstance(value, str):
+        value = json.loads(value)
+    if not isinstance(value, dict):
+        raise BuildfixerError("an instance is a dataset row (a dict) or its JSON")
+    return value
 
 
 class BuildRepairEnv:
@@ -168,9 +159,19 @@ class BuildRepairEnv:
         self._ctx = make_context(root, config, self.instance.get("build_system"))
         failure = self._failure()
         self.workspace.reset()  # what the first build wrote goes: every episode starts from the same tree
-        self._ctx.ledger = EditLedger.open(root, self.workspace.git_dir)
+        self._turns, self._started, self._done, self._build_s = 0, time.monotonic(), False, 0.0
+        self._overran, self._info, self._messages = False, {}, []
+        self._started_at = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         tools = make_toolset(self._ctx, self.toolset)
         self._tools = {tool.name: tool for tool in tools}
+        if self.mode == "full":  # the loop opens its own ledger and writes its own first messages
+            config = loop_config(self.toolset, self.options, self.max_turns, self.max_wall_s)
+            self._loop = LoopEpisode(self.workspace, config, failure, self.instance, self.judge)
+            _, reward, done, info = self._loop_step(None)
+            if done:
+                return {"messages": [], "tools": [], "ended": {"reward": reward, "info": info}}
+            return {"messages": info["messages"], "tools": info["tools"]}
+        self._ctx.ledger = EditLedger.open(root, self.workspace.git_dir)
         if self.error_index is not None:
             self._focus, start = focused_start(self._ctx, failure, self._key, self.error_index, self.instance)
             self._messages = [dict(m) for m in start]
@@ -180,16 +181,6 @@ class BuildRepairEnv:
                 {"role": "system", "content": system_prompt()},
                 {"role": "user", "content": first_message(root, error)},
             ]
-        self._turns, self._started, self._done, self._build_s = 0, time.monotonic(), False, 0.0
-        self._overran, self._info = False, {}
-        self._started_at = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-        if self.mode == "full":
-            config = loop_config(self.toolset, self.options, self.max_turns, self.max_wall_s)
-            self._loop = LoopEpisode(self.workspace, config, failure, self.instance, self.judge)
-            _, reward, done, info = self._loop_step(None)
-            if done:
-                return {"messages": [], "tools": [], "ended": {"reward": reward, "info": info}}
-            return {"messages": info["messages"], "tools": info["tools"]}
         return {"messages": [dict(m) for m in self._messages], "tools": [tool.schema() for tool in tools]}
 
     def step(

@@ -84,7 +84,6 @@ class LoopEpisode:
         instance: dict[str, Any], judge: bool,
     ) -> None:  # fmt: skip
         self.bridge = PolicyBridge()
-        self.started = time.monotonic()
         self._workspace, self._config, self._failure = workspace, config, failure
         self._instance, self._judge = instance, judge
         self._thread = threading.Thread(target=self._run, name="repair-loop-episode", daemon=True)

@@ -24,7 +24,8 @@ from typing import Any
 from buildfixer.agents.prompts import system_prompt
 from buildfixer.buildsys.options import BuildOptions
 from buildfixer.core.errors import BuildfixerError
-from buildfixer.env.episode import BuildRepairEnv, toolset_schemas
+from buildfixer.env.episode import BuildRepairEnv, instance_of
+from buildfixer.tools.presets import preset_schemas
 
 # What the dataset row's user message says before `reset` appends the build's failure to it.
 _INTRO = "The project's build fails. "
@@ -64,7 +65,7 @@ def trl_environment(
 
 def environment_class(toolset: str, build_systems: Iterable[str]) -> type:
     """The environment class: `reset`, `get_reward`, and one method per tool of the toolset."""
-    schemas = [schema["function"] for schema in toolset_schemas(toolset, build_systems)]
+    schemas = [schema["function"] for schema in preset_schemas(toolset, list(build_systems))]
     methods = {schema["name"]: _tool_method(schema) for schema in schemas}
     return type("BuildRepair", (_EpisodeAdapter,), {**methods, "__module__": __name__})
 
@@ -85,11 +86,9 @@ class _EpisodeAdapter:
 
     def reset(self, **row: Any) -> str:
         """Start a rollout on the row's instance; returns the build's failure for the user message."""
-        instance = row.get("instance")
-        if isinstance(instance, str):
-            instance = json.loads(instance)
-        if not isinstance(instance, dict):
+        if "instance" not in row:
             raise BuildfixerError("a row needs an `instance` (a dataset row, or its JSON)")
+        instance = instance_of(row["instance"])
         key = json.dumps(instance, sort_keys=True)
         if key != self._key:
             self._close()

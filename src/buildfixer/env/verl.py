@@ -32,7 +32,8 @@ from verl.tools.base_tool import BaseTool
 from verl.tools.schemas import OpenAIFunctionToolSchema, ToolResponse
 
 from buildfixer.core.errors import BuildfixerError
-from buildfixer.env.episode import BuildRepairEnv, toolset_schemas
+from buildfixer.env.episode import BuildRepairEnv, instance_of
+from buildfixer.tools.presets import preset_schemas
 
 AGENT_NAME = "buildfixer_agent"
 _EPISODE_KEY = "buildfixer_episode"
@@ -88,7 +89,7 @@ class BuildfixerTool(BaseTool):  # verl ships no type information: BaseTool is A
     async def create(self, instance_id: str | None = None, **kwargs: Any) -> tuple[str, ToolResponse]:
         """Register a call's instance (`create_kwargs: {"instance": row or its JSON}`)."""
         instance_id = instance_id or uuid4().hex
-        self._instances[instance_id] = _instance_of((kwargs.get("create_kwargs") or {}).get("instance"))
+        self._instances[instance_id] = instance_of((kwargs.get("create_kwargs") or {}).get("instance"))
         return instance_id, ToolResponse()
 
     async def execute(
@@ -135,7 +136,7 @@ def settle(output: AgentLoopOutput, instance: Any, settings: dict[str, Any] | No
     key = output.extra_fields.get(_EPISODE_KEY)
     if key is None:
         key = f"untouched-{uuid4().hex}"
-        EPISODES.get(key, _instance_of(instance), settings or {})
+        EPISODES.get(key, instance_of(instance), settings or {})
     reward, info = EPISODES.finish(str(key))
     output.reward_score = reward
     output.extra_fields["buildfixer"] = {k: info[k] for k in ("build_ok", "judge_ok", "stop", "status")}
@@ -153,7 +154,7 @@ def tool_config(
             "config": {"type": "native", "toolset": toolset, "judge": judge},
             "tool_schema": schema,
         }
-        for schema in toolset_schemas(toolset, build_systems)
+        for schema in preset_schemas(toolset, list(build_systems))
     ]
     return yaml.safe_dump({"tools": tools}, sort_keys=False)
 
@@ -175,7 +176,7 @@ def verl_rows(instances: Iterable[dict[str, Any]], toolset: str = "gradlefixer")
     for instance in instances:
         data = json.dumps(instance, sort_keys=True)
         system = str(instance.get("build_system") or "gradle")
-        names = [schema["function"]["name"] for schema in toolset_schemas(toolset, [system])]
+        names = [schema["function"]["name"] for schema in preset_schemas(toolset, [system])]
         env = BuildRepairEnv(instance, toolset=toolset)
         try:
             prompt = env.reset()["messages"]
@@ -190,14 +191,6 @@ def verl_rows(instances: Iterable[dict[str, Any]], toolset: str = "gradlefixer")
                            "tools_kwargs": {name: {"create_kwargs": {"instance": data}} for name in names}},
         })  # fmt: skip
     return rows
-
-
-def _instance_of(value: Any) -> dict[str, Any]:
-    if isinstance(value, str):
-        value = json.loads(value)
-    if not isinstance(value, dict):
-        raise BuildfixerError("a buildfixer tool needs create_kwargs {'instance': a dataset row or its JSON}")
-    return value
 
 
 def write_configs(out: Path, toolset: str = "gradlefixer") -> tuple[Path, Path]:

@@ -21,8 +21,7 @@ from typing import Any
 
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.llm.scripted import estimate_tokens
-from buildfixer.tools.context import ToolContext
-from buildfixer.tools.presets import make_toolset
+from buildfixer.tools.presets import preset_schemas
 
 PLACEHOLDER = "/workspace"
 _THINK = re.compile(r"<think>.*?</think>\s*", re.S)
@@ -159,12 +158,9 @@ def _clean(message: dict[str, Any], root: str, options: ExportOptions) -> dict[s
 def _tools_of(meta: dict[str, Any]) -> list[dict[str, Any]]:
     """The schemas of the attempt's toolset, for trajectories recorded before the loop kept them."""
     config = meta.get("config") or {}
+    system = str(meta.get("build_system") or "gradle")
     try:
-        ctx = ToolContext(Path(PLACEHOLDER), str(meta.get("build_system") or "gradle"))
-        return [
-            t.schema()
-            for t in make_toolset(ctx, config.get("toolset", "gradlefixer"), config.get("mask", "none"))
-        ]
+        return preset_schemas(config.get("toolset", "gradlefixer"), [system], config.get("mask", "none"))
     except BuildfixerError:
         return []
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from buildfixer.core.errors import BuildfixerError
@@ -85,6 +86,20 @@ def tool_names(preset: str, build_system: str) -> list[str]:
             continue  # only Gradle projects have a wrapper to upgrade
         names.append(name)
     return names
+
+
+def preset_schemas(preset: str, build_systems: list[str], mask: str = "none") -> list[dict[str, Any]]:
+    """The OpenAI schemas of a preset's tools for the build systems given, each tool once.
+
+    No workspace is needed: schemas do not depend on one. The command slot differs by build
+    system (`run_gradle_command`, `run_maven_command`, ...), so several systems give several.
+    """
+    schemas: dict[str, dict[str, Any]] = {}
+    for system in build_systems:
+        probe = ToolContext(root=Path("/"), build_system=system)  # schemas only: nothing runs
+        for tool in make_toolset(probe, preset, mask):
+            schemas.setdefault(tool.name, tool.schema())
+    return list(schemas.values())
 
 
 def make_toolset(ctx: ToolContext, preset: str, mask: str = "none") -> list[Tool]:
