@@ -179,7 +179,12 @@ def test_missing_properties_restored_from_git_history(tmp_path: Path) -> None:
     cli_git("rm", "-q", "app.properties")
     cli_git("commit", "-qm", "two")
     log = f"> {tmp_path}/app.properties (No such file or directory)"
-    repair = diagnose(tmp_path, failed(tmp_path, "gradle", log), offline(tmp_path))
+    # History is read through the git directory buildfixer recorded, never the project's `.git`.
+    assert diagnose(tmp_path, failed(tmp_path, "gradle", log), offline(tmp_path)).calls[0].arguments != {
+        "path": "app.properties",
+        "content": "name=real value\n",
+    }
+    repair = diagnose(tmp_path, failed(tmp_path, "gradle", log), offline(tmp_path), git_dir=tmp_path / ".git")
     assert repair is not None and "git history" in repair.summary
     assert repair.calls[0].arguments == {"path": "app.properties", "content": "name=real value\n"}
 

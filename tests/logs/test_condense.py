@@ -1,5 +1,6 @@
 from big_logs import big_gradle_log  # tests/logs is on sys.path (pytest rootdir-less import)
 
+from buildfixer.core.confined import WorkspaceFiles
 from buildfixer.logs.analyze import analyze_text
 from buildfixer.logs.condense import condense, estimate_tokens
 
@@ -45,7 +46,7 @@ def test_source_excerpt_marks_the_error_line(tmp_path):
     source = tmp_path / "src" / "main" / "java" / "demo" / "App.java"
     source.parent.mkdir(parents=True)
     source.write_text("\n".join(f"code {n}" for n in range(1, 31)) + "\n")
-    view = condense(analyze_text(GRADLE_LOG), project_dir=tmp_path)
+    view = condense(analyze_text(GRADLE_LOG), files=WorkspaceFiles(tmp_path))
     assert ">>  5 | code 5" in view
     assert "    4 | code 4" in view
     assert "code 20" not in view  # a window, not the whole file
@@ -57,7 +58,7 @@ def test_source_outside_project_is_not_read(tmp_path):
     project = tmp_path / "project"
     project.mkdir()
     log = f"{outside}:1: error: cannot find symbol\n"
-    assert "top secret" not in condense(analyze_text(log), project_dir=project)
+    assert "top secret" not in condense(analyze_text(log), files=WorkspaceFiles(project))
 
 
 def test_budget_is_respected_by_trimming_lower_priority_parts():

@@ -1,6 +1,7 @@
 from pathlib import Path
 
 from buildfixer.core.build_result import BuildError
+from buildfixer.core.confined import WorkspaceFiles
 from buildfixer.logs.locate import locate_in_project
 
 POM = """<project>
@@ -35,7 +36,7 @@ sourceCompatibility = JavaVersion.VERSION_21
 
 def locate(project: Path, message: str, file: str | None = None) -> BuildError:
     error = BuildError(message, file=file)
-    locate_in_project([error], project)
+    locate_in_project([error], WorkspaceFiles(project))
     return error
 
 
@@ -108,6 +109,6 @@ def test_directory_property_is_located_where_it_is_set(tmp_path: Path) -> None:
     sdk = BuildError(
         "The SDK directory '/x' does not exist. Please fix the 'sdk.dir' property", "configuration"
     )
-    locate_in_project([java, sdk], tmp_path)
+    locate_in_project([java, sdk], WorkspaceFiles(tmp_path))
     assert (java.file, java.line) == ("android/gradle.properties", 2)
     assert (sdk.file, sdk.line) == ("android/local.properties", 2)

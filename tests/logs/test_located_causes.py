@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from buildfixer.core.confined import WorkspaceFiles
 from buildfixer.logs.analyze import analyze_file, analyze_text
 from buildfixer.logs.locate import locate_in_project
 from buildfixer.logs.parsers import gradle, maven
@@ -324,7 +325,7 @@ def test_backend_missing_readme_located_in_project(tmp_path):
     (project / "pyproject.toml").write_text('[project]\nname = "x"\nreadme = "README.md"\n')
     text = (FIXTURES / "pip_poetry_core_readme_missing.log").read_text()
     analysis = analyze_text(text.replace("/builds/acme/poetry-lib", str(project)))
-    locate_in_project(analysis.errors, project)
+    locate_in_project(analysis.errors, WorkspaceFiles(project))
     assert (analysis.errors[0].file, analysis.errors[0].category) == ("README.md", "resource_missing")
 
 
@@ -332,7 +333,7 @@ def test_missing_relative_file_is_not_mapped_onto_another_of_its_name(tmp_path):
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "README.md").write_text("docs\n")
     analysis = analyze_file(FIXTURES / "pip_hatchling_readme_missing.log")
-    locate_in_project(analysis.errors, tmp_path)
+    locate_in_project(analysis.errors, WorkspaceFiles(tmp_path))
     assert (analysis.errors[0].file, analysis.errors[0].category) == ("README.md", "resource_missing")
 
 
@@ -448,7 +449,7 @@ def test_python_range_located_at_declaring_line(tmp_path, files, file, line, log
     for name, text in files.items():
         (tmp_path / name).write_text(text)
     _, analysis = root_of("Processing ./.", log_line)
-    locate_in_project(analysis.errors, tmp_path)
+    locate_in_project(analysis.errors, WorkspaceFiles(tmp_path))
     error = analysis.errors[0]
     assert (error.category, error.file, error.line) == ("configuration", file, line)
 

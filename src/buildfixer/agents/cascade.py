@@ -6,6 +6,7 @@ from dataclasses import replace
 
 from buildfixer.agents.env import AttemptEnv
 from buildfixer.agents.tool_agent import run_tool_loop
+from buildfixer.core.errors import BuildfixerError
 from buildfixer.core.stops import Stop, StopKind
 from buildfixer.workspace.git import git
 
@@ -44,9 +45,9 @@ def _reset(env: AttemptEnv) -> None:
     rewritten `.git` to make git run its commands.
     """
     root, ledger = env.ctx.root, env.ctx.ledger
-    if ledger is None:  # not a git worktree of ours: nothing recorded to go through
-        git("reset", "--quiet", "--hard", cwd=root)
-        git("clean", "-qffdx", cwd=root)
-        return
+    if ledger is None:  # not a git worktree of ours: its `.git` may name any repository on the host
+        raise BuildfixerError(
+            "the workspace has no git directory recorded by buildfixer: cannot undo its changes"
+        )
     git("reset", "--quiet", "--hard", ledger.base, git_dir=ledger.git_dir, work_tree=root)
     git("clean", "-qffdx", git_dir=ledger.git_dir, work_tree=root)

@@ -15,10 +15,10 @@ from buildfixer.agents.search_replace import (
     parse_search_replace,
 )
 from buildfixer.agents.trajectory import Step, ToolResult, Trajectory
+from buildfixer.core import confined
 from buildfixer.core.build_result import BuildResult
 from buildfixer.core.protocols import Model
 from buildfixer.core.stops import Stop, StopKind
-from buildfixer.tools import confined
 from buildfixer.tools.base import ToolError
 from buildfixer.tools.context import ToolContext
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from buildfixer.curate.filters import Rejected
 from buildfixer.curate.history import History
 from buildfixer.deps.asof import find_dynamic_versions, pin_dynamic_versions
+from buildfixer.deps.manage import confined_to
 from buildfixer.workspace.workspace import Workspace
 
 JVM_SYSTEMS = ("maven", "gradle")
@@ -27,9 +28,10 @@ def pin_state(history: History, source: str, sha: str, as_of: str, cache_dir: Pa
     """
     ws = Workspace.acquire(source, sha, cache_dir=cache_dir)
     try:
-        if not find_dynamic_versions(ws.root):
-            return sha
-        report = pin_dynamic_versions(ws.root, as_of, cache_dir)
+        with confined_to(ws.root):  # the project's build files may link out of it
+            if not find_dynamic_versions(ws.root):
+                return sha
+            report = pin_dynamic_versions(ws.root, as_of, cache_dir)
         if report.unpinnable:
             reasons = sorted({f"{d.group}:{d.artifact}:{d.spec} ({why})" for d, why in report.unpinnable})
             raise Rejected("reproducible", "; ".join(reasons)[:300])

@@ -28,6 +28,8 @@ from pathlib import Path
 from typing import Literal
 
 from buildfixer.buildsys.options import parse_as_of
+from buildfixer.core import confined
+from buildfixer.core.errors import ToolError
 from buildfixer.deps import manage as deps
 from buildfixer.deps.registry import MAVEN_CENTRAL, http_get
 from buildfixer.deps.versions import is_prerelease, version_key
@@ -326,20 +328,27 @@ def _rewrite(project: Path, pinned: list[tuple[DynamicVersion, str]]) -> list[Dy
         by_file.setdefault(item.file, []).append((item, version))
     missed: list[DynamicVersion] = []
     for file, items in by_file.items():
-        path = project / file
-        text = path.read_text(encoding="utf-8", errors="surrogateescape")
-        done: set[tuple[int, int]] = set()
-        for item, version in sorted(items, key=lambda pair: pair[0].start, reverse=True):
-            if (item.start, item.end) in done:
-                continue
-            if text[item.start : item.end] != item.spec:
-                missed.append(item)
-                continue
-            text = text[: item.start] + version + text[item.end :]
-            done.add((item.start, item.end))
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        tmp.write_text(text, encoding="utf-8", errors="surrogateescape")
-        os.replace(tmp, path)
+
+        def pin(before: str | None, items: list[tuple[DynamicVersion, str]] = items) -> str | None:
+            if before is None:
+                missed.extend(item for item, _ in items)
+                return None
+            text = before
+            done: set[tuple[int, int]] = set()
+            for item, version in sorted(items, key=lambda pair: pair[0].start, reverse=True):
+                if (item.start, item.end) in done:
+                    continue
+                if text[item.start : item.end] != item.spec:
+                    missed.append(item)
+                    continue
+                text = text[: item.start] + version + text[item.end :]
+                done.add((item.start, item.end))
+            return text
+
+        try:  # no link out of the project read or written through
+            confined.rewrite(project, file, pin)
+        except ToolError:  # leads out, or no regular file: not pinned here
+            missed.extend(item for item, _ in items if item not in missed)
     return missed
 
 

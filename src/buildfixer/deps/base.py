@@ -4,6 +4,10 @@
 planners (`deps.jvm`, `deps.other`, `deps.python`); `find_build_files` finds the build files,
 `read` reads them (as the edits planned so far leave them, inside `staged`), and `span_edit` /
 `whole_file_edit` turn a change of a file's text into an `Edit` whose old text is unique.
+
+Build files are read through `core.confined` (a project may hold `pom.xml -> /root/.ssh/id_rsa`):
+inside `confined_to(project)` or `staged(project)` no link out of the project is followed, not
+even through a linked directory; elsewhere the file itself must not lead out of its directory.
 """
 
 from __future__ import annotations
@@ -14,6 +18,8 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from buildfixer.core import confined
 
 # Directories never searched for build files: outputs, environments, vendored code.
 SKIP_DIRS = {
@@ -100,12 +106,34 @@ def rel(project: Path, path: Path) -> str:
 
 # Texts of files changed by planned edits not yet written (see `staged`), by resolved path.
 _STAGED: ContextVar[dict[str, str] | None] = ContextVar("staged_build_files", default=None)
+# The project `read` is confined to (see `confined_to`).
+_ROOT: ContextVar[Path | None] = ContextVar("confined_project", default=None)
+
+
+@contextmanager
+def confined_to(project: Path) -> Iterator[None]:
+    """Inside, `read` (and so every planner here) follows no link out of `project`."""
+    token = _ROOT.set(project)  # as given: `core.confined.relative` also tries it resolved
+    try:
+        yield
+    finally:
+        _ROOT.reset(token)
+
+
+def _read_confined(path: Path) -> str:
+    """The file's text through `core.confined` ("" when it is missing, leads out, or is no regular file)."""
+    target = os.path.abspath(path)
+    root = _ROOT.get()
+    if root is None:  # no project known: the file itself must not lead out of its directory
+        root = Path(target).parent
+    return confined.try_read_text(root, target) or ""
 
 
 def read(path: Path) -> str:
     """A build file's text ("" when unreadable: such a file declares nothing we can edit).
 
-    Inside `staged`, the text as the edits planned so far leave it.
+    Inside `staged`, the text as the edits planned so far leave it. Read through `core.confined`
+    (see the module docstring): a link out of the project reads as "".
     """
     texts = _STAGED.get()
     if texts:
@@ -115,10 +143,7 @@ def read(path: Path) -> str:
             staged_text = None
         if staged_text is not None:
             return staged_text
-    try:
-        return path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return ""
+    return _read_confined(path)
 
 
 @dataclass
@@ -142,7 +167,7 @@ class Stage:
             key = str(path)
             current = pending.get(key, self.texts.get(key))
             if current is None:
-                current = path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""
+                current = confined.try_read_text(self.project, edit.file) or ""
                 self.originals.setdefault(key, (edit.file, current))
             if edit.old_text == "":
                 if current.strip():
@@ -170,11 +195,15 @@ class Stage:
 
 @contextmanager
 def staged(project: Path) -> Iterator[Stage]:
-    """Plan several edits in sequence: inside, `read` (and so every planner here) sees `Stage.add`ed edits."""
+    """Plan several edits in sequence: inside, `read` (and so every planner here) sees `Stage.add`ed edits.
+
+    Reads are confined to `project` as in `confined_to`.
+    """
     stage = Stage(project.resolve())
     token = _STAGED.set(stage.texts)
     try:
-        yield stage
+        with confined_to(project):
+            yield stage
     finally:
         _STAGED.reset(token)
 

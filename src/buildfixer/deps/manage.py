@@ -12,10 +12,10 @@ and helpers they share are in `deps.base`, and are re-exported here, the package
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable
 from pathlib import Path
 
+from buildfixer.core import confined
 from buildfixer.deps import jvm as deps_jvm
 from buildfixer.deps import other as deps_other
 from buildfixer.deps.base import (
@@ -24,6 +24,7 @@ from buildfixer.deps.base import (
     Declaration,
     Edit,
     Stage,
+    confined_to,
     find_build_files,
     read,
     rel,
@@ -40,6 +41,7 @@ __all__ = [
     "Stage",
     "add_dependency",
     "apply_edits",
+    "confined_to",
     "declared_jvm_names",
     "declared_repositories",
     "find_build_files",
@@ -176,28 +178,26 @@ def remove_dependency(project: Path, name: str) -> list[Edit]:
 
 
 def apply_edits(project: Path, edits: Iterable[Edit]) -> list[str]:
-    """Write planned edits (each file atomically); returns the files changed.
+    """Write planned edits (each file atomically, through `core.confined`); returns the files changed.
 
     Raises:
         ValueError: an edit's old text is no longer found exactly once, or a file to create
             already exists.
+        ToolError: a file leads out of the project (a link), into `.git`, or is no regular file.
     """
     changed: list[str] = []
     for edit in edits:
-        path = project / edit.file
-        if edit.old_text == "":
-            if path.exists() and read(path).strip():
-                raise ValueError(f"{edit.file} already exists")
-            text = edit.new_text
-        else:
-            before = path.read_text(encoding="utf-8")
-            count = before.count(edit.old_text)
-            if count != 1:
+
+        def change(before: str | None, edit: Edit = edit) -> str:
+            if edit.old_text == "":
+                if before is not None and before.strip():
+                    raise ValueError(f"{edit.file} already exists")
+                return edit.new_text
+            count = (before or "").count(edit.old_text)
+            if before is None or count != 1:
                 raise ValueError(f"{edit.file}: the text to replace occurs {count} times (expected once)")
-            text = before.replace(edit.old_text, edit.new_text, 1)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, path)
+            return before.replace(edit.old_text, edit.new_text, 1)
+
+        confined.rewrite(project, edit.file, change)
         changed.append(edit.file)
     return changed

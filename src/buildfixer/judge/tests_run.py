@@ -7,12 +7,18 @@ pytest writes when asked through `PYTEST_ADDOPTS`, and the summary lines of Jest
 and node's test runner for npm. Fewer tests run after the patch, or more skipped, rejects it.
 Before a patch that repairs a compile error no test runs at all: then there is nothing to compare,
 and the verdict says so in a note (the static rules still apply).
+
+The reports are files the builds wrote: they are found and read through `core.confined`, so a
+report that links out of the copy (to a host file) is never read. The copies keep links as links
+and leave out what is no regular file, directory or link, and hard-linked files.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
+import stat
 import tempfile
 import xml.etree.ElementTree as ElementTree
 from dataclasses import dataclass, field, replace
@@ -21,16 +27,16 @@ from typing import Any
 
 from buildfixer.buildsys.options import BuildOptions
 from buildfixer.buildsys.project import build_project, stop_daemons
+from buildfixer.core import confined
 from buildfixer.judge.verdict import Finding
 from buildfixer.logs.text import read_log
 from buildfixer.workspace.workspace import apply_patch
 
 _PYTEST_REPORT = ".buildfixer-judge-pytest.xml"
-_REPORT_GLOBS = (
-    "**/build/test-results/**/*.xml",
-    "**/target/surefire-reports/*.xml",
-    "**/target/failsafe-reports/*.xml",
-)
+# Where JUnit XML reports are: anywhere below a build/test-results/, directly in the others.
+_REPORT_TREE = ("build", "test-results")
+_REPORT_DIRS = (("target", "surefire-reports"), ("target", "failsafe-reports"))
+_MAX_REPORT_BYTES = 64 << 20
 _IGNORED_DIRS = {".git", "node_modules", ".gradle", "__pycache__", ".venv", "venv"}
 _OUTPUT_DIRS = {"build", "target", "dist"}  # outputs only beside a build file (a package may be named build)
 _BUILD_FILES = ("build.gradle", "build.gradle.kts", "pom.xml", "package.json")
@@ -83,7 +89,28 @@ def _outputs(directory: str, names: list[str]) -> set[str]:
     """What not to copy: caches, installed packages and the build's own outputs (a fresh build makes them)."""
     here = Path(directory)
     module = any((here / name).is_file() for name in _BUILD_FILES)
-    return {n for n in names if n in _IGNORED_DIRS or (module and n in _OUTPUT_DIRS)}
+    return {n for n in names if n in _IGNORED_DIRS or (module and n in _OUTPUT_DIRS) or _not_copied(here / n)}
+
+
+def _not_copied(path: Path) -> bool:
+    """A FIFO, socket or device (copying would block or fail), or a file with other hard links."""
+    try:
+        found = os.lstat(path)
+    except OSError:
+        return True
+    if stat.S_ISREG(found.st_mode):
+        return found.st_nlink > 1
+    return not (stat.S_ISDIR(found.st_mode) or stat.S_ISLNK(found.st_mode))
+
+
+def _is_report(rel: str) -> bool:
+    """A JUnit XML report of Gradle (build/test-results/**) or Maven (target/*-reports/*.xml)."""
+    parts = rel.split("/")
+    if not parts[-1].endswith(".xml"):
+        return False
+    dirs = parts[:-1]
+    in_tree = any(tuple(dirs[i : i + 2]) == _REPORT_TREE for i in range(len(dirs) - 1))
+    return in_tree or tuple(dirs[-2:]) in _REPORT_DIRS
 
 
 def _tests_of(project: Path, base: BuildOptions) -> TestRun:
@@ -97,20 +124,22 @@ def _tests_of(project: Path, base: BuildOptions) -> TestRun:
     finally:
         stop_daemons(project, options)
     run = TestRun()
-    reports = [p for pattern in _REPORT_GLOBS for p in project.glob(pattern)]
-    reports += [project / _PYTEST_REPORT] if (project / _PYTEST_REPORT).is_file() else []
+    reports = [rel for rel in confined.walk(project) if _is_report(rel)]
+    reports += [_PYTEST_REPORT] if confined.is_file(project, _PYTEST_REPORT) else []
     for report in reports:
-        _read_junit(report, run)
+        _read_junit(confined.try_read_text(project, report, _MAX_REPORT_BYTES), run)
     if not reports:
         _read_js_summary(read_log(result.log_path, strict=False), run)
     return run
 
 
-def _read_junit(report: Path, run: TestRun) -> None:
-    """Add a JUnit XML report's test cases (a file that is not one is skipped)."""
+def _read_junit(report: str | None, run: TestRun) -> None:
+    """Add a JUnit XML report's test cases (a text that is not one, or None, is skipped)."""
+    if report is None:
+        return
     try:
-        root = ElementTree.parse(report).getroot()
-    except (ElementTree.ParseError, OSError):
+        root = ElementTree.fromstring(report)
+    except ElementTree.ParseError:
         return
     for case in root.iter("testcase"):
         name = f"{case.get('classname', '')}.{case.get('name', '')}".strip(".")

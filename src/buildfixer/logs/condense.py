@@ -5,17 +5,22 @@ act on it, then a glimpse of the other errors and of how the log ended. The view
 is built from sections of decreasing priority; when it exceeds the budget, the
 lowest-priority sections shrink first (log tail, other errors, source excerpt,
 log window), and the root error itself is never dropped.
+
+The source lines come from the project's files as the caller hands them (`logs.source`): a
+file an error names may be a link a build planted to a host secret, so the analyzer never
+opens one itself.
 """
 
 from __future__ import annotations
 
 import math
-import os
 import re
-from pathlib import Path
+from itertools import islice
+from pathlib import PurePath, PurePosixPath
 
 from buildfixer.core.build_result import BuildError
 from buildfixer.logs.analyze import Analysis
+from buildfixer.logs.source import ProjectFiles
 
 # Word pieces and single punctuation marks. Tokenizers (tiktoken's cl100k and
 # its kin) need about one token per short word and one per punctuation mark, and
@@ -30,6 +35,7 @@ _MAX_LINE = 300
 _MAX_WALKED_FILES = 50_000
 _SKIPPED_DIRS = {"build", "target", "node_modules", "out", "__pycache__", "dist"}
 _MAX_MESSAGE = 1200
+_MAX_SOURCE_BYTES = 2_000_000
 
 # Degradation steps, richest first: (log window before, after, source context,
 # other errors, tail lines). Each step shrinks one lower-priority part.
@@ -68,51 +74,50 @@ def _describe(error: BuildError) -> str:
     return f"[{error.tool}, {error.category}]{where}: {_clip(error.message, _MAX_MESSAGE)}"
 
 
-def _source_file(error: BuildError, project_dir: Path | None) -> Path | None:
-    """Find the error's file under `project_dir`, also when the log shows another machine's path."""
-    if project_dir is None or not error.file or error.line is None:
+def _source_file(error: BuildError, files: ProjectFiles | None) -> str | None:
+    """The error's file in the project (relative), also when the log shows another machine's path."""
+    if files is None or not error.file or error.line is None:
         return None
-    root = project_dir.resolve()
-    parts = Path(error.file.replace("\\", "/")).parts
+    parts = PurePath(error.file.replace("\\", "/")).parts
     # Try the path as given, then ever shorter suffixes of it (the build may have
     # run in /home/ci/work/repo while the project is checked out elsewhere).
     for start in range(len(parts)):
-        suffix = Path(*parts[start:])
+        suffix = PurePosixPath(*parts[start:])
         if suffix.is_absolute():
             continue
-        candidate = (root / suffix).resolve()
-        if candidate.is_file() and candidate.is_relative_to(root):
-            return candidate
-    absolute = Path(error.file)
-    if absolute.is_absolute() and absolute.is_file() and absolute.resolve().is_relative_to(root):
-        return absolute.resolve()
+        if files.is_file(str(suffix)):
+            return str(suffix)
+    absolute = PurePath(error.file)
+    if absolute.is_absolute() and absolute.is_relative_to(files.root):
+        inside = absolute.relative_to(files.root).as_posix()
+        if files.is_file(inside):
+            return inside
     # Test reports name `demo/AppTest.java` while the file is in src/test/java/demo/.
-    return _find_by_suffix(root, [p for p in parts if p not in ("/", "\\")][-3:])
+    return _find_by_suffix(files, [p for p in parts if p not in ("/", "\\")][-3:])
 
 
-def _find_by_suffix(root: Path, suffix: list[str]) -> Path | None:
+def _skipped(name: str) -> bool:
+    return name.startswith(".") or name in _SKIPPED_DIRS
+
+
+def _find_by_suffix(files: ProjectFiles, suffix: list[str]) -> str | None:
     """Walk the project for a file whose path ends with `suffix`, skipping build output."""
     if not suffix:
         return None
-    budget = _MAX_WALKED_FILES
-    for directory, subdirs, files in os.walk(root):
-        subdirs[:] = [d for d in subdirs if not d.startswith(".") and d not in _SKIPPED_DIRS]
-        if suffix[-1] in files:
-            candidate = Path(directory, suffix[-1])
-            if list(candidate.relative_to(root).parts[-len(suffix) :]) == suffix:
-                return candidate
-        budget -= len(files)
-        if budget <= 0:
-            break
+    for rel in islice(files.files(_skipped), _MAX_WALKED_FILES):
+        if rel.split("/")[-len(suffix) :] == suffix:
+            return rel
     return None
 
 
-def _source_excerpt(path: Path, line: int, context: int) -> list[str]:
-    try:
-        with path.open(encoding="utf-8", errors="replace") as handle:
-            source = handle.read(2_000_000).splitlines()
-    except OSError:
-        return []
+def _source_lines(error: BuildError | None, files: ProjectFiles | None) -> list[str] | None:
+    """The lines of the root error's file (its first 2 MB), read through `files`; None when not found."""
+    rel = _source_file(error, files) if error is not None else None
+    text = files.read_text(rel, _MAX_SOURCE_BYTES) if files is not None and rel is not None else None
+    return None if text is None else text.splitlines()
+
+
+def _source_excerpt(source: list[str], line: int, context: int) -> list[str]:
     if not 1 <= line <= len(source):
         return []
     first, last = max(1, line - context), min(len(source), line + context)
@@ -148,7 +153,7 @@ def _tail(lines: list[str], count: int, start: int) -> list[str]:
     return _content(lines[max(start, len(lines) - 4 * count) :])[-count:]
 
 
-def _render(analysis: Analysis, project_dir: Path | None, step: tuple[int, int, int, int, int]) -> str:
+def _render(analysis: Analysis, source: list[str] | None, step: tuple[int, int, int, int, int]) -> str:
     before, after, source_context, n_others, n_tail = step
     root = analysis.root
     parts = [f"Build system: {analysis.build_system or 'unknown'}; category: {analysis.category or 'none'}"]
@@ -160,9 +165,8 @@ def _render(analysis: Analysis, project_dir: Path | None, step: tuple[int, int, 
         if root.log_line is not None and (before or after):
             window, shown_until = _log_window(analysis.lines, root.log_line, before, after)
             parts.append("Log around the root error:\n" + "\n".join(window))
-        path = _source_file(root, project_dir) if source_context else None
-        if path is not None and root.line is not None:
-            excerpt = _source_excerpt(path, root.line, source_context)
+        if source is not None and source_context and root.line is not None:
+            excerpt = _source_excerpt(source, root.line, source_context)
             if excerpt:
                 parts.append(f"Source {root.file} (>> marks line {root.line}):\n" + "\n".join(excerpt))
         others = analysis.errors[1:]
@@ -178,23 +182,24 @@ def _render(analysis: Analysis, project_dir: Path | None, step: tuple[int, int, 
     return "\n\n".join(parts) + "\n"
 
 
-def condense(analysis: Analysis, budget_tokens: int = 2000, project_dir: str | Path | None = None) -> str:
+def condense(analysis: Analysis, budget_tokens: int = 2000, files: ProjectFiles | None = None) -> str:
     """Render the analysis for a prompt, within `budget_tokens` where at all possible.
 
     Args:
         analysis: the analyzed log.
         budget_tokens: the most tokens (by `estimate_tokens`) the view may take.
-        project_dir: the project checkout; when the root error's file is found
-            under it, the source lines around the error are shown.
+        files: the project's files (`core.confined.WorkspaceFiles` for a workspace);
+            when the root error's file is found among them, the source lines around
+            the error are shown.
 
     Returns:
         The view. Only the header and the root error line are kept when even
         they exceed the budget, so the result can be longer than the budget then.
     """
-    directory = Path(project_dir) if project_dir is not None else None
+    source = _source_lines(analysis.root, files)
     text = ""
     for step in _STEPS:
-        text = _render(analysis, directory, step)
+        text = _render(analysis, source, step)
         if estimate_tokens(text) <= budget_tokens:
             return text
     return text

@@ -6,6 +6,9 @@ build files for the coordinate, the version, or the path the message names. Path
 log does give may not be the project's own (a test class name turned into a path, a
 module installed in a venv, an absolute path of another machine): they are mapped onto
 the project file with the longest matching path suffix.
+
+The project's files are read through what the caller hands in (`logs.source.ProjectFiles`),
+never opened here: a build file may be a link a build planted to a host secret.
 """
 
 from __future__ import annotations
@@ -13,9 +16,12 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator
+from fnmatch import fnmatchcase
+from itertools import islice
 from pathlib import Path
 
 from buildfixer.core.build_result import BuildError
+from buildfixer.logs.source import ProjectFiles
 
 BUILD_FILE_PATTERNS = (
     "build.gradle",
@@ -79,65 +85,79 @@ _PATH_PROPERTY = re.compile(r"\b(org\.gradle\.java\.home|sdk\.dir|ndk\.dir)\b")
 _PROPERTY_FILES = ("gradle.properties", "local.properties", "*/gradle.properties", "*/local.properties")
 
 
-def _locate_path_property(message: str, project: Path) -> tuple[str, int] | None:
+def _glob(project: ProjectFiles, shallow: list[str], pattern: str) -> list[str]:
+    """The files a glob pattern of at most two components matches (sorted), as Path.glob would."""
+    if not any(c in pattern for c in "*?["):
+        return [pattern] if project.is_file(pattern) else []
+    parts = pattern.split("/")
+    return sorted(
+        rel
+        for rel in shallow
+        if rel.count("/") == len(parts) - 1
+        and all(fnmatchcase(name, part) for name, part in zip(rel.split("/"), parts, strict=True))
+    )
+
+
+def _shallow(project: ProjectFiles) -> list[str]:
+    """The files at the root and one directory down."""
+    return list(islice(project.files(max_depth=1), _MAX_WALK))
+
+
+def _locate_path_property(message: str, project: ProjectFiles) -> tuple[str, int] | None:
     """The `key=value` line that sets a directory property the message names, root files first."""
     keys = dict.fromkeys(_PATH_PROPERTY.findall(message[:_MAX_SEARCHED]))
+    shallow = _shallow(project) if keys else []
     for key in keys:
         setting = re.compile(rf"^\s*{re.escape(key)}\s*[=:]")
         for pattern in _PROPERTY_FILES:
-            for path in sorted(project.glob(pattern)):
-                for number, text in enumerate(_lines(path), 1):
+            for rel in _glob(project, shallow, pattern):
+                for number, text in enumerate(_lines(project, rel), 1):
                     if setting.match(text):
-                        return str(path.relative_to(project)), number
+                        return rel, number
     return None
 
 
-def build_files(project: Path) -> list[Path]:
-    """Build files at the root and one directory down, root first."""
-    found: list[Path] = []
+def build_files(project: ProjectFiles) -> list[str]:
+    """Build files at the root and one directory down, root first (paths relative to the root)."""
+    shallow = _shallow(project)
+    found: list[str] = []
     for pattern in BUILD_FILE_PATTERNS:
-        found += sorted(project.glob(pattern))
+        found += _glob(project, shallow, pattern)
     for pattern in BUILD_FILE_PATTERNS:
         if "/" not in pattern:
-            found += sorted(p for p in project.glob(f"*/{pattern}") if p.parent.name not in _SKIP_DIRS)
-    return [p for p in dict.fromkeys(found) if p.is_file()]
+            found += [p for p in _glob(project, shallow, f"*/{pattern}") if p.split("/")[0] not in _SKIP_DIRS]
+    return list(dict.fromkeys(found))
 
 
-def _lines(path: Path) -> list[str]:
-    try:
-        return path.read_text(errors="replace").splitlines()
-    except OSError:
-        return []
+def _lines(project: ProjectFiles, rel: str) -> list[str]:
+    text = project.read_text(rel)
+    return text.splitlines() if text is not None else []
 
 
-def _find(
-    project: Path, files: dict[Path, list[str]], wanted: list[str], near: str | None = None
-) -> tuple[str, int] | None:
+def _find(files: dict[str, list[str]], wanted: list[str], near: str | None = None) -> tuple[str, int] | None:
     """First build-file line containing every string in `wanted` (or `near` then `wanted` within 6 lines)."""
-    for path, lines in files.items():
+    for rel, lines in files.items():
         for number, text in enumerate(lines, 1):
             if near is not None:
                 if near in text:
                     for offset, later in enumerate(lines[number - 1 : number + 5]):
                         if all(w in later for w in wanted):
-                            return str(path.relative_to(project)), number + offset
+                            return rel, number + offset
             elif all(w in text for w in wanted):
-                return str(path.relative_to(project)), number
+                return rel, number
     return None
 
 
-def _locate_python_range(
-    error: BuildError, project: Path, files: dict[Path, list[str]]
-) -> tuple[str, int] | None:
+def _locate_python_range(error: BuildError, files: dict[str, list[str]]) -> tuple[str, int] | None:
     """The `requires-python` / `python_requires` / poetry `python =` line an error is about.
 
     A line that also carries the range the message quotes wins over the first declaring line.
     """
     specs = [m.group(0).replace(" ", "") for m in _VERSION_SPEC.finditer(error.message)]
     declaring = [
-        (str(path.relative_to(project)), number, text.replace(" ", ""))
-        for path, lines in files.items()
-        if path.name in ("pyproject.toml", "setup.cfg", "setup.py")
+        (rel, number, text.replace(" ", ""))
+        for rel, lines in files.items()
+        if rel.rsplit("/", 1)[-1] in ("pyproject.toml", "setup.cfg", "setup.py")
         for number, text in enumerate(lines, 1)
         if _PYTHON_RANGE_LINE.search(text)
     ]
@@ -147,19 +167,17 @@ def _locate_python_range(
     return (declaring[0][0], declaring[0][1]) if declaring else None
 
 
-def _locate_build_cause(
-    error: BuildError, project: Path, files: dict[Path, list[str]]
-) -> tuple[str, int] | None:
+def _locate_build_cause(error: BuildError, files: dict[str, list[str]]) -> tuple[str, int] | None:
     message = error.message[:_MAX_SEARCHED]
     level = _JAVA_LEVEL.search(message)
     class_file = _CLASS_FILE.search(message)
     if level or class_file:
         # Class file major version N is Java N - 44 (65 -> 21).
         version = level.group(1) if level else str(int(class_file.group(1)) - 44)  # type: ignore[union-attr]
-        for path, lines in files.items():
+        for rel, lines in files.items():
             for number, text in enumerate(lines, 1):
                 if re.search(rf"(?<![\d.]){version}(?![\d])", text) and _JAVA_LEVEL_LINE.search(text):
-                    return str(path.relative_to(project)), number
+                    return rel, number
     # The project's own coordinate ("for project com.x:app:jar:1.0") is not the one to fix.
     coordinates = [
         c.groups() for c in _COORDINATE.finditer(message) if not message[: c.start()].endswith("project ")
@@ -171,41 +189,32 @@ def _locate_build_cause(
         searches += [([version], None) for _g, _a, version in coordinates]
         searches += [([artifact], None) for _g, artifact, _v in coordinates]
         for wanted, near in searches:
-            if found := _find(project, files, wanted, near):
+            if found := _find(files, wanted, near):
                 return found
     if npm := _NPM_SPEC.search(message):
-        return _find(project, files, [f'"{npm.group(1)}"', npm.group(2)]) or _find(
-            project, files, [f'"{npm.group(1)}"']
-        )
+        return _find(files, [f'"{npm.group(1)}"', npm.group(2)]) or _find(files, [f'"{npm.group(1)}"'])
     if pip := _PIP_SPEC.search(message):
         name = pip.group(1) or pip.group(3)
         version = pip.group(2)
-        return (_find(project, files, [name, version]) if version else None) or _find(project, files, [name])
+        return (_find(files, [name, version]) if version else None) or _find(files, [name])
     for candidate in _ABS_PATH.findall(message):
         if len(candidate) > 4 and not os.path.exists(candidate):
             # A path that does not exist here: written into a build file, or a file the build reads.
-            found = _find(project, files, [candidate])
+            found = _find(files, [candidate])
             if found:
                 return found
     for name in _FILE_NAME.findall(message):
-        found = _find(project, files, [name])
+        found = _find(files, [name])
         if found:
             return found
     return None
 
 
-def _project_files(project: Path) -> Iterator[str]:
-    count = 0
-    for root, dirs, names in os.walk(project):
-        dirs[:] = [d for d in dirs if d not in _SKIP_DIRS]
-        for name in names:
-            count += 1
-            if count > _MAX_WALK:
-                return
-            yield os.path.relpath(os.path.join(root, name), project)
+def _project_files(project: ProjectFiles) -> Iterator[str]:
+    return islice(project.files(lambda name: name in _SKIP_DIRS), _MAX_WALK)
 
 
-def _map_onto_project(path: str, project: Path, index: list[str]) -> str | None:
+def _map_onto_project(path: str, index: list[str]) -> str | None:
     """The project file with the longest common path suffix with `path` (at least the file name)."""
     parts = path.replace("\\", "/").split("/")
     for start in range(len(parts) - 1):  # longest suffix first; never the bare file name alone
@@ -219,13 +228,14 @@ def _map_onto_project(path: str, project: Path, index: list[str]) -> str | None:
     return matches[0] if len(matches) == 1 else None
 
 
-def locate_in_project(errors: list[BuildError], project: Path) -> None:
+def locate_in_project(errors: list[BuildError], project: ProjectFiles) -> None:
     """Fill in or correct the file and line of errors using the project's files (in place).
 
-    Files end up relative to the project when they are in it.
+    Files end up relative to the project when they are in it. `project` reads them
+    (`core.confined.WorkspaceFiles` for a workspace): nothing here opens a file.
     """
-    project = project.resolve()
-    files = {path: _lines(path) for path in build_files(project)}  # read once, searched many times
+    root = project.root
+    files = {rel: _lines(project, rel) for rel in build_files(project)}  # read once, searched many times
     index: list[str] | None = None
     for error in errors:
         # Parsers name pyproject.toml; the range may be declared in setup.cfg or setup.py.
@@ -233,27 +243,25 @@ def locate_in_project(errors: list[BuildError], project: Path) -> None:
             error.line is None
             and error.category == "configuration"
             and _PYTHON_RANGE.search(error.message)
-            and (found := _locate_python_range(error, project, files))
+            and (found := _locate_python_range(error, files))
         ):
             error.file, error.line = found
             continue
         if error.file is None:
-            found = _locate_path_property(error.message, project) or _locate_build_cause(
-                error, project, files
-            )
+            found = _locate_path_property(error.message, project) or _locate_build_cause(error, files)
             if found:
                 error.file, error.line = found
             continue
         local = Path(error.file)
-        if local.is_absolute() and local.is_relative_to(project):
-            error.file = str(local.relative_to(project))  # portable across workspaces
+        if local.is_absolute() and local.is_relative_to(root):
+            error.file = str(local.relative_to(root))  # portable across workspaces
             continue
-        if not local.is_absolute() and (project / local).is_file():
+        if not local.is_absolute() and project.is_file(error.file):
             continue
         if not local.is_absolute() and error.category == "resource_missing" and error.line is None:
             continue  # the missing file itself, as the project refers to it: not another one of its name
         if index is None:
             index = list(_project_files(project))
-        mapped = _map_onto_project(error.file, project, index)
+        mapped = _map_onto_project(error.file, index)
         if mapped:
             error.file = mapped

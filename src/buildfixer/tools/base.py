@@ -16,10 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-
-class ToolError(Exception):
-    """A failure the model should see and can act on ("no such file: app/build.gradle")."""
-
+from buildfixer.core.errors import ToolError as ToolError  # defined low: core.confined raises it
 
 # Output sent back to the model is capped: a 10 MB build log would blow any context window.
 DEFAULT_OUTPUT_LIMIT = 16_000

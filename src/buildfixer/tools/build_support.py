@@ -17,11 +17,12 @@ from pathlib import Path
 
 from buildfixer.buildsys import gradle, maven
 from buildfixer.buildsys.analyzed import attach_analysis
-from buildfixer.buildsys.project import build_project
-from buildfixer.buildsys.runner import BuildStep, RunResult, kill_owned, run_steps
-from buildfixer.buildsys.sandbox import confine
+from buildfixer.buildsys.project import build_project, run_in_sandbox
+from buildfixer.buildsys.runner import RunResult, kill_owned
 from buildfixer.core.build_result import BuildResult
+from buildfixer.core.confined import WorkspaceFiles
 from buildfixer.core.errors import BuildfixerError
+from buildfixer.core.protocols import Confinement
 from buildfixer.logs.condense import condense
 from buildfixer.logs.text import clean_log, decode_output
 from buildfixer.logs.window import read_window, split_at_marker
@@ -144,7 +145,8 @@ def condensed_view(result: BuildResult, project: Path) -> str:
     if analysis is None:  # success, or a log that cannot be read: its end says enough
         lines = [line for line in _log_text(result).splitlines() if line.strip()][-_SUCCESS_TAIL:]
         return f"{_header(result)}\n\nEnd of the output:\n" + "\n".join(lines)
-    return f"{_header(result)}\n\n{condense(analysis, CONDENSED_TOKENS, project)}"
+    # The source lines of the error's file are read confined: it may be a link a build planted.
+    return f"{_header(result)}\n\n{condense(analysis, CONDENSED_TOKENS, WorkspaceFiles(project))}"
 
 
 def format_build_output(ctx: ToolContext, result: BuildResult, style: str | None = None) -> str:
@@ -177,12 +179,15 @@ def standard_command(ctx: ToolContext) -> str:
 
 
 def run_command(
-    ctx: ToolContext, argv: list[str], env: dict[str, str], timeout_s: float, kind: str
-) -> tuple[RunResult, str]:
+    ctx: ToolContext, argv: list[str], env: dict[str, str], timeout_s: float, kind: str,
+    confinement: Confinement | None = None,
+) -> tuple[RunResult, str]:  # fmt: skip
     """Run one command in the workspace with a timeout; returns the run and its output (header removed).
 
-    Processes are tagged with their own owner token (`<project token>-<kind>`), so that a command's
-    leftovers are killed afterwards without touching the warm Gradle daemons of the project's builds.
+    The command runs in a sandbox of its own like the context's builds (`confinement`: a
+    narrower one, and then always sandboxed). Processes are tagged with their own owner token
+    (`<project token>-<kind>`), so that a command's leftovers are killed afterwards without
+    touching the warm Gradle daemons of the project's builds.
     """
     state = ctx.options.state_for(ctx.root)
     (state / "logs").mkdir(parents=True, exist_ok=True)
@@ -191,16 +196,14 @@ def run_command(
     log = Path(name)
     owner = f"{ctx.options.owner_token(ctx.root)}-{kind}"
     try:
-        run = run_steps(
-            [BuildStep(argv, label=kind)],
-            cwd=ctx.root,
-            env=env,
-            log_path=log,
-            timeout_s=timeout_s,
-            owner=owner,
-        )
+        run = run_in_sandbox(
+            ctx.root, ctx.options, argv, env=env, log_path=log, timeout_s=timeout_s, owner=owner,
+            confinement=confinement,
+        )  # fmt: skip
         kill_owned(owner)  # nothing a command started outlives it
         text = decode_output(read_window(log))  # a flood's middle is skipped unread
+    except BuildfixerError as exc:  # the sandbox could not start
+        raise ToolError(str(exc)) from None
     finally:
         log.unlink(missing_ok=True)
     first, _, rest = text.partition("\n")
@@ -208,14 +211,6 @@ def run_command(
     if run.timed_out:  # the runner's own note; the views say it in their status line
         output = re.sub(r"\n?\[buildfixer\] timeout after [^\n]*\n?$", "", output)
     return run, output
-
-
-def sandboxed(ctx: ToolContext, argv: list[str]) -> list[str]:
-    """The command in the sandbox the context's builds run in (with their confinement)."""
-    try:
-        return confine(argv, ctx.root, ctx.options)
-    except BuildfixerError as exc:
-        raise ToolError(str(exc)) from None
 
 
 def command_view(command: str, run: RunResult, output: str, room: int = OUTPUT_ROOM) -> str:

@@ -9,12 +9,14 @@ upgrade_gradle; elsewhere the build system's command tool (see build_commands).
 from __future__ import annotations
 
 import re
+from functools import partial
 from pathlib import Path
 
 from buildfixer.buildsys import gradle
 from buildfixer.buildsys.jdk import discover_jdks
 from buildfixer.buildsys.plan import version_from_jar_dir
 from buildfixer.buildsys.project import JVM_SYSTEMS
+from buildfixer.core import confined
 from buildfixer.tools.base import Tool, ToolError, make_tool
 from buildfixer.tools.build_commands import command_tools
 from buildfixer.tools.build_support import (
@@ -27,7 +29,7 @@ from buildfixer.tools.context import ToolContext
 
 __all__ = ["build_tools", "format_build_output", "set_gradle_version"]
 
-WRAPPER_PROPERTIES = Path("gradle") / "wrapper" / "gradle-wrapper.properties"
+WRAPPER_PROPERTIES = "gradle/wrapper/gradle-wrapper.properties"
 # Gradle release names: 8.5, 7.6.4, 8.0-rc-1, 8.10-milestone-2.
 _GRADLE_VERSION = re.compile(r"\d+\.\d+(?:\.\d+)?(?:-(?:rc|milestone)-\d+)?")
 _DIST_URL_LINE = re.compile(r"^(distributionUrl\s*[=:]\s*)(.*?)\s*$", re.MULTILINE)
@@ -111,6 +113,9 @@ def _java_tool(ctx: ToolContext) -> Tool:
 def set_gradle_version(root: Path, version: str) -> list[str]:
     """Point the project's Gradle wrapper (or its wrapper task) at another Gradle release.
 
+    Files are read and written through `core.confined`: a wrapper file that is a link out of the
+    workspace (or through a linked directory) is neither read nor overwritten.
+
     Returns:
         One line per change made.
 
@@ -120,21 +125,25 @@ def set_gradle_version(root: Path, version: str) -> list[str]:
     version = version.strip().removeprefix("v")
     if not _GRADLE_VERSION.fullmatch(version):
         raise ToolError(f"{version!r} is not a Gradle version; give one like 8.5, 7.6.4 or 8.0-rc-1")
-    props = root / WRAPPER_PROPERTIES
-    if props.is_file():
-        return _set_wrapper_url(props, version)
     changes: list[str] = []
+
+    def set_url(text: str | None) -> str | None:
+        return None if text is None else _set_wrapper_url(text, version, changes)
+
+    # Absent: nothing written; a link out of the workspace: ToolError, nothing read or written.
+    confined.rewrite(root, WRAPPER_PROPERTIES, set_url)
+    if changes:
+        return changes
+
+    def set_task_version(name: str, text: str | None) -> str | None:
+        old = _SCRIPT_VERSION.search(text or "")
+        if text is None or "wrapper" not in text.lower() or old is None:
+            return None  # nothing to change: nothing written
+        changes.append(f"{name}: wrapper gradleVersion {old.group(3)} -> {version}")
+        return _SCRIPT_VERSION.sub(lambda m: f"{m.group(1)}{m.group(2)}{version}{m.group(2)}", text)
+
     for name in ("build.gradle", "build.gradle.kts"):
-        script = root / name
-        if not script.is_file():
-            continue
-        text = script.read_text(encoding="utf-8")
-        if "wrapper" not in text.lower() or not _SCRIPT_VERSION.search(text):
-            continue
-        old = _SCRIPT_VERSION.search(text)
-        new_text = _SCRIPT_VERSION.sub(lambda m: f"{m.group(1)}{m.group(2)}{version}{m.group(2)}", text)
-        script.write_text(new_text, encoding="utf-8")
-        changes.append(f"{name}: wrapper gradleVersion {old.group(3) if old else '?'} -> {version}")
+        confined.rewrite(root, name, partial(set_task_version, name))
     if not changes:
         system = version_from_jar_dir("gradle", "gradle-launcher")
         raise ToolError(
@@ -147,8 +156,8 @@ def set_gradle_version(root: Path, version: str) -> list[str]:
     return changes
 
 
-def _set_wrapper_url(props: Path, version: str) -> list[str]:
-    text = props.read_text(encoding="utf-8")
+def _set_wrapper_url(text: str, version: str, changes: list[str]) -> str:
+    """The wrapper properties pointing at `version`; the changes are appended to `changes`."""
     found = _DIST_URL_LINE.search(text)
     if not found:
         raise ToolError(f"{WRAPPER_PROPERTIES} has no distributionUrl line to change")
@@ -160,13 +169,12 @@ def _set_wrapper_url(props: Path, version: str) -> list[str]:
     new_url = f"{base}/gradle-{version}{kind}.zip"
     line = f"{found.group(1)}{new_url.replace(':', chr(92) + ':')}"
     text = text[: found.start()] + line + text[found.end() :]
-    changes = [f"{WRAPPER_PROPERTIES}: distributionUrl {old_url} -> {new_url}"]
+    changes.append(f"{WRAPPER_PROPERTIES}: distributionUrl {old_url} -> {new_url}")
     if _CHECKSUM_LINE.search(text):
         # The checksum was of the old distribution: the wrapper would refuse the new one.
         text = _CHECKSUM_LINE.sub("", text)
         changes.append(f"{WRAPPER_PROPERTIES}: removed distributionSha256Sum (it was the old version's)")
-    props.write_text(text, encoding="utf-8")
-    return changes
+    return text
 
 
 def _upgrade_tool(ctx: ToolContext) -> Tool:
@@ -186,7 +194,8 @@ def _upgrade_tool(ctx: ToolContext) -> Tool:
         changes = set_gradle_version(ctx.root, version)
         result = "Changed:\n" + "\n".join(f"- {change}" for change in changes)
         homes = [ctx.options.gradle_home, Path.home() / ".gradle"]
-        if (ctx.root / WRAPPER_PROPERTIES).is_file() and gradle.wrapper_distribution(ctx.root, homes) is None:
+        wrapper = confined.is_file(ctx.root, WRAPPER_PROPERTIES)
+        if wrapper and gradle.wrapper_distribution(ctx.root, homes) is None:
             system = version_from_jar_dir("gradle", "gradle-launcher")
             result += (
                 f"\nNote: the Gradle {version} distribution is not available on this machine (builds here "

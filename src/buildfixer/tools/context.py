@@ -1,7 +1,7 @@
 """What tools share during one repair attempt: the workspace, the build settings, the backends.
 
 Two ways keep a model's paths inside the workspace. The file tools open files through
-`tools.confined`, which walks every path from the root's descriptor without letting the kernel
+`core.confined`, which walks every path from the root's descriptor without letting the kernel
 follow links: nothing can be swapped in between a check and the use. `ToolContext.resolve` only
 checks a path string (relative paths from the root, `..` and absolute paths must still land inside
 it, symlinks followed before the check): it is for paths handed to another program, such as a
@@ -98,7 +98,7 @@ class ToolContext:
         """The real path of `path` inside the workspace; ToolError when it would leave it.
 
         A check of the path as it is now: do not open the result (a link swapped in afterwards
-        would be followed); read and write with `tools.confined` instead.
+        would be followed); read and write with `core.confined` instead.
         """
         if not isinstance(path, str) or "\0" in path:
             raise ToolError("invalid path")

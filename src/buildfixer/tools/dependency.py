@@ -1,22 +1,24 @@
 """Dependency tools of the second study: change a declared dependency's version, or remove it.
 
 Both edit the build files through `buildfixer.deps.manage` (every Gradle, Maven, pip and npm
-declaration form it knows, versions held in properties included). The planned edits are applied
-here through `tools.confined`, like every file tool's write: inside the workspace only, no link
-followed out, no hard-linked file, nothing in `.git`, each file replaced atomically.
+declaration form it knows, versions held in properties included). The build files are read
+inside `deps.confined_to(workspace)`, and the planned edits are applied through `core.confined`,
+like every file tool's write: inside the workspace only, no link followed out, no hard-linked
+file, nothing in `.git`, each file replaced atomically.
 """
 
 from __future__ import annotations
 
 import re
-import stat
+from collections.abc import Callable
+from functools import wraps
 
+from buildfixer.core import confined
 from buildfixer.deps import manage as deps
 from buildfixer.deps.registry import available_versions
 from buildfixer.deps.versions import newest_version
 from buildfixer.tools.base import Tool, ToolError, make_tool
 from buildfixer.tools.build_commands import run_npm
-from buildfixer.tools.confined import writable
 from buildfixer.tools.context import ToolContext
 
 _JVM = ("gradle", "maven")
@@ -79,30 +81,32 @@ def _declarations(ctx: ToolContext, dependency: str) -> tuple[str, list[deps.Dec
 def _write(ctx: ToolContext, edits: list[deps.Edit]) -> None:
     """Apply planned edits file by file (each one's old text must occur exactly once)."""
     for edit in edits:
-        with writable(ctx.root, edit.file) as target:
-            current = target.existing()
-            mode = None
-            if current is None:
-                before = ""
-            else:
-                with current:
-                    if not current.is_file():
-                        raise ToolError(f"{target.rel} is not a regular file")
-                    current.single_link()
-                    before = current.read_bytes().decode("utf-8", "surrogateescape")
-                    mode = stat.S_IMODE(current.st.st_mode)
+
+        def change(before: str | None, edit: deps.Edit = edit) -> str:
+            before = before or ""
             if not edit.old_text:
                 if before.strip():
                     raise ToolError(f"the build file changed under the edit: {edit.file} already exists")
-                after = edit.new_text
-            elif (count := before.count(edit.old_text)) != 1:
+                return edit.new_text
+            if (count := before.count(edit.old_text)) != 1:
                 raise ToolError(
                     f"the build file changed under the edit: {edit.file}: the text to replace occurs "
                     f"{count} times (expected once)"
                 )
-            else:
-                after = before.replace(edit.old_text, edit.new_text, 1)
-            target.write(after.encode("utf-8", "surrogateescape"), mode)
+            return before.replace(edit.old_text, edit.new_text, 1)
+
+        confined.rewrite(ctx.root, edit.file, change)
+
+
+def _confined(ctx: ToolContext, tool: Callable[..., str]) -> Callable[..., str]:
+    """The tool with every build file read inside `deps.confined_to(ctx.root)`."""
+
+    @wraps(tool)
+    def run(*args: object, **kwargs: object) -> str:
+        with deps.confined_to(ctx.root):
+            return tool(*args, **kwargs)
+
+    return run
 
 
 def _update_lockfile(ctx: ToolContext) -> str:
@@ -154,7 +158,8 @@ def dependency_tools(ctx: ToolContext) -> list[Tool]:
         _write(ctx, edits)
         before = ", ".join(sorted({d.version or "unversioned" for d in found}))
         note = ""
-        if any(e.file.endswith("package.json") for e in edits) and (ctx.root / "package-lock.json").is_file():
+        lockfile = confined.is_file(ctx.root, "package-lock.json")
+        if lockfile and any(e.file.endswith("package.json") for e in edits):
             note = _update_lockfile(ctx)
         return f"{name}: {before} -> {version}\n{_show(edits)}{note}"
 
@@ -179,4 +184,4 @@ def dependency_tools(ctx: ToolContext) -> list[Tool]:
         _write(ctx, edits)
         return f"removed {name}\n{_show(edits)}"
 
-    return [make_tool(dependency_upgrade), make_tool(remove_dependency)]
+    return [make_tool(_confined(ctx, dependency_upgrade)), make_tool(_confined(ctx, remove_dependency))]

@@ -3,7 +3,7 @@
 Two published agents' file tools, with their names and parameters kept: Gemini-CLI's
 (read_file, replace, search_file_content, glob, list_directory) and an industrial build-fixing
 agent's (write_file, find_files, find_files_with_text). The descriptions are ours.
-Every path is opened through `tools.confined`, relative to the workspace's descriptor and without
+Every path is opened through `core.confined`, relative to the workspace's descriptor and without
 letting the kernel follow links, so nothing outside the workspace is read or written even while
 the tree changes under the tool; files with several hard links are not read or written, `.git`
 is never written, and walks skip generated directories and never enter symlinked ones.
@@ -14,8 +14,8 @@ from __future__ import annotations
 import os
 import stat
 
+from buildfixer.core.confined import Node, open_node, writable
 from buildfixer.tools.base import DEFAULT_OUTPUT_LIMIT, Tool, ToolError, make_tool
-from buildfixer.tools.confined import Node, open_node, writable
 from buildfixer.tools.context import ToolContext
 from buildfixer.tools.patterns import LineSearch, PathMatcher, glob_regex, relative_to_base
 from buildfixer.tools.walk import encode, is_binary, link_entry, text_files, walk_files

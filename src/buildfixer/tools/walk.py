@@ -1,7 +1,7 @@
 """Walks of the file tools, the text files they search, binary files and encoding.
 
 Walks open every directory relative to its parent's descriptor with O_NOFOLLOW (see
-tools.confined): symlinked directories are never entered (no loops, no escapes, no race), and a
+core.confined): symlinked directories are never entered (no loops, no escapes, no race), and a
 symlinked file is kept only when its target is a regular file inside the workspace.
 """
 
@@ -12,8 +12,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from buildfixer.core.confined import DIR_FLAGS, MissingError, Node, OutsideError, open_node
 from buildfixer.tools.base import ToolError
-from buildfixer.tools.confined import DIR_FLAGS, MissingError, Node, OutsideError, open_node
 from buildfixer.tools.patterns import PathMatcher
 
 # Dependency caches, build outputs and VCS data: huge, generated, rarely what a fix needs.

@@ -10,16 +10,22 @@ whatever differs between the end of one build and the start of the next was edit
 
 It also remembers the picture each full build started from, so a verdict build over an
 unchanged tree can reuse the last result instead of building again.
+
+The tree is written by builds and the model: the ledger's own look at its files (is an ignored
+file small text? remove a file a checkpoint did not have) goes through `core.confined`, so a
+link or a linked directory planted there never leads it out. git itself never follows a link.
 """
 
 from __future__ import annotations
 
 import shutil
+from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from buildfixer.core import confined
 from buildfixer.core.build_result import BuildResult
-from buildfixer.core.errors import BuildfixerError
+from buildfixer.core.errors import BuildfixerError, ToolError
 from buildfixer.workspace.git import git, literal, worktree_git_dir
 
 # Ignored single files worth keeping in a picture: small config files a fix creates
@@ -44,12 +50,12 @@ def small_ignored_files(
         if not entry.startswith("!! ") or entry.endswith("/"):
             continue
         path = entry[3:]
-        full = root / path
-        try:
-            small = full.is_file() and not full.is_symlink() and full.stat().st_size <= MAX_IGNORED_FILE
-            if small and b"\0" not in full.read_bytes()[:8192]:
-                found.append(path)
-        except OSError:
+        try:  # a regular file itself (no link, no linked directory on the way), of one name
+            with confined.open_node(root, path, follow=False) as node:
+                small = node.is_file() and node.st.st_nlink == 1 and node.st.st_size <= MAX_IGNORED_FILE
+                if small and b"\0" not in node.head(8192):
+                    found.append(path)
+        except (ToolError, OSError):
             continue
     return found
 
@@ -214,9 +220,7 @@ class EditLedger:
         listed = self._git("ls-tree", "-r", "-z", "--name-only", tree, "--", *literal(changed))
         present = sorted(p for p in listed.split("\0") if p)
         for rel in sorted(set(changed) - set(present)):
-            target = self.root / rel
-            if target.is_symlink() or target.is_file():
-                target.unlink()
+            _remove(self.root, rel)
         if present:
             self._git("checkout", tree, "--", *literal(present), env=self._env())
         self._last = self.picture()
@@ -243,9 +247,8 @@ class EditLedger:
         listed = self._git("ls-tree", "-r", "-z", "--name-only", self.base, "--", *literal(paths))
         in_base = {p for p in listed.split("\0") if p}
         for rel in paths:
-            target = self.root / rel
-            if rel not in in_base and (target.is_file() or target.is_symlink()):
-                target.unlink()
+            if rel not in in_base:
+                _remove(self.root, rel)
         present = sorted(in_base)
         if present:
             # Through the ledger's own index: the worktree's index stays as the checkout left it.
@@ -254,3 +257,9 @@ class EditLedger:
                 self._git("checkout", self.base, "--", *literal(present), env=env)
             except BuildfixerError as exc:
                 raise BuildfixerError(f"could not undo build side effects: {exc}") from None
+
+
+def _remove(root: Path, rel: str) -> None:
+    """Remove the file or link `rel` (never what a link points at, never through a linked directory)."""
+    with suppress(ToolError):  # leads out of the tree (a directory swapped for a link): nothing of ours
+        confined.unlink(root, rel)

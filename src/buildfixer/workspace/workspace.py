@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from buildfixer.core import confined
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.core.paths import cache_root
 from buildfixer.workspace.git import git, is_repo, literal
@@ -269,10 +270,9 @@ class Workspace:
         """Point the root's `.git` at the workspace's git directory again, whatever was written there."""
         link = self.root / ".git"
         if link.is_dir() and not link.is_symlink():
-            shutil.rmtree(link)
-        else:
-            link.unlink(missing_ok=True)
-        link.write_text(f"gitdir: {self.git_dir}\n")
+            shutil.rmtree(link)  # never follows a link inside (fd-based)
+        # Renamed over whatever is there now: a link planted at .git is replaced, not written through.
+        confined.write_bytes(self.root, ".git", f"gitdir: {self.git_dir}\n".encode(), into_git=True)
 
     def reset(self) -> None:
         """Back to the base commit exactly: edits undone, new and ignored files removed."""

@@ -37,7 +37,9 @@ class RecipesAgent:
         tried: list[list[tuple[str, str]]] = []
         for round_no in range(1, MAX_ROUNDS + 1):
             source = trajectory.meta.get("source")  # the user's project: its git history, if any
-            repair = diagnose(env.ctx.root, result, env.ctx.options, origin=Path(source) if source else None)
+            origin = Path(source) if source else None
+            git_dir = env.ctx.ledger.git_dir if env.ctx.ledger is not None else None
+            repair = diagnose(env.ctx.root, result, env.ctx.options, origin=origin, git_dir=git_dir)
             if repair is None:
                 top = result.errors[0].message.splitlines()[0][:160] if result.errors else result.status
                 detail = f"no recipe for this failure ({result.category}: {top})"

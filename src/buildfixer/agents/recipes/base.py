@@ -53,6 +53,9 @@ class Evidence:
         text: The error messages followed by the log: what trigger patterns are searched in.
         origin: The project the workspace was snapshot from, when known: its git history has
             what the snapshot (a single commit) lacks, such as a file deleted in a commit.
+        git_dir: The workspace's git directory as buildfixer recorded it (its ledger's): the
+            workspace's history is read only through it, never through the `.git` the sandbox
+            and the model can rewrite to name any repository on the host.
     """
 
     project: Path
@@ -61,6 +64,19 @@ class Evidence:
     log: str
     text: str
     origin: Path | None = None
+    git_dir: Path | None = None
+
+    def histories(self) -> list[dict[str, Path]]:
+        """Where git history may be read, as `workspace.git.git` keyword arguments.
+
+        The workspace through its recorded git directory, then the project it came from.
+        """
+        places = (
+            [{"cwd": self.project, "git_dir": self.git_dir, "work_tree": self.project}]
+            if self.git_dir
+            else []
+        )
+        return places + ([{"cwd": self.origin}] if self.origin is not None and self.origin.is_dir() else [])
 
     @property
     def system(self) -> str:
@@ -89,8 +105,9 @@ class Evidence:
 
 
 def read_evidence(
-    project: Path, result: BuildResult, options: BuildOptions, origin: Path | None = None
-) -> Evidence:
+    project: Path, result: BuildResult, options: BuildOptions, origin: Path | None = None,
+    git_dir: Path | None = None,
+) -> Evidence:  # fmt: skip
     """Collect the evidence of a failed build (the log from disk, else the recorded tail)."""
     try:
         log = read_log(result.log_path) if result.log_path else result.output_tail
@@ -99,8 +116,9 @@ def read_evidence(
     log = strip_ansi(log[-_LOG_CAP:])
     messages = "\n".join(e.message for e in result.errors)
     return Evidence(
-        project.resolve(), result, options, log, f"{messages}\n{log}", origin.resolve() if origin else None
-    )
+        project.resolve(), result, options, log, f"{messages}\n{log}", origin.resolve() if origin else None,
+        git_dir,
+    )  # fmt: skip
 
 
 def edit_calls(edits: list[deps.Edit]) -> list[PlannedCall]:

@@ -231,7 +231,7 @@ def _needs(ev: Evidence) -> list[_Need]:
 def _from_history(ev: Evidence, need: _Need) -> None:
     """Use the artifact and version a past commit declared for what is needed, when there is one."""
     names = list(dict.fromkeys(f"{a.group}:{a.artifact}" for a in need.candidates))
-    past = past_jvm_declaration([ev.origin, ev.project], names)
+    past = past_jvm_declaration(ev.histories(), names)
     if past is None:
         return
     name, version = past

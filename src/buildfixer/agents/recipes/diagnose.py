@@ -23,6 +23,10 @@ or declines with None. Recipes, tried in this order:
    importers need (test-only importers: the test group), as the project's git history or
    lockfile had them, else with the version the project already uses for them when it has one.
 
+Recipes read the workspace only inside `deps.confined_to(project)` or through `core.confined`:
+a build file, lockfile or template that links out of the project (`pom.xml -> /root/.ssh/id_rsa`)
+reads as absent, so nothing outside reaches a repair's arguments or the trajectory.
+
 Recipes only touch build files, `.properties` files and the JDK choice, never source code or
 tests; anything they are not sure of (two candidates, a pre-release, a -SNAPSHOT, a JPMS module
 that would also need `requires`) is declined.
@@ -45,6 +49,7 @@ from buildfixer.agents.recipes.properties import missing_properties
 from buildfixer.agents.recipes.versions import missing_version
 from buildfixer.buildsys.options import BuildOptions
 from buildfixer.core.build_result import BuildResult
+from buildfixer.deps.manage import confined_to
 
 __all__ = ["RECIPES", "Evidence", "PlannedCall", "Repair", "diagnose"]
 
@@ -61,8 +66,9 @@ RECIPES: tuple[Callable[[Evidence], Repair | None], ...] = (
 
 
 def diagnose(
-    project: Path, result: BuildResult, options: BuildOptions, origin: Path | None = None
-) -> Repair | None:
+    project: Path, result: BuildResult, options: BuildOptions, origin: Path | None = None,
+    git_dir: Path | None = None,
+) -> Repair | None:  # fmt: skip
     """Plan the repair of a failed build, or decline.
 
     Args:
@@ -71,19 +77,21 @@ def diagnose(
         options: Its build options (cache directory for the dependency caches, offline).
         origin: The directory `project` is a snapshot of (`buildfixer fix` works in a copy
             without history): where a deleted file is looked up in git history.
+        git_dir: The workspace's recorded git directory (its history is read through it only).
 
     Returns:
         The first recipe's repair that applies with confidence, or None.
     """
     if result.status == "success":
         return None
-    evidence = read_evidence(project, result, options, origin)
-    for recipe in RECIPES:
-        try:
-            repair = recipe(evidence)
-        except Exception:  # a recipe's bug must not break the fix command: it declines
-            _log.warning("recipe %s failed; it declines", recipe.__name__, exc_info=True)
-            repair = None
-        if repair is not None and repair.calls:
-            return repair
+    evidence = read_evidence(project, result, options, origin, git_dir)
+    with confined_to(evidence.project):
+        for recipe in RECIPES:
+            try:
+                repair = recipe(evidence)
+            except Exception:  # a recipe's bug must not break the fix command: it declines
+                _log.warning("recipe %s failed; it declines", recipe.__name__, exc_info=True)
+                repair = None
+            if repair is not None and repair.calls:
+                return repair
     return None

@@ -21,43 +21,45 @@ _JVM_HISTORY = ("pom.xml", "build.gradle", "build.gradle.kts", "gradle.propertie
 _MAX_COMMITS = 40  # commits touching build files, newest first: enough to reach a recent removal
 
 
-def _git(root: Path, *args: str) -> str | None:
+def _git(where: dict[str, Path], *args: str) -> str | None:
     try:
-        return git(*args, cwd=root, timeout=30)
+        return git(*args, timeout=30, **where)
     except BuildfixerError:
         return None
 
 
-def past_jvm_declaration(roots: list[Path | None], names: list[str]) -> tuple[str, str] | None:
+def past_jvm_declaration(histories: list[dict[str, Path]], names: list[str]) -> tuple[str, str] | None:
     """(group:artifact, version) of the most recent past commit declaring one of `names` with a version.
 
     Each commit's build files are laid out in a scratch directory and read by the same parser as
     the project's (a version through a property or catalog resolves as it did then).
 
     Args:
-        roots: Directories whose git history is searched (the user's project, the workspace).
+        histories: Where git history is searched (`Evidence.histories`: the workspace through its
+            recorded git directory, the user's project).
         names: group:artifact candidates (the artifacts providing the missing package or module).
     """
     if not names:
         return None
-    for root in dict.fromkeys(r for r in roots if r is not None and r.is_dir()):
-        log = _git(root, "log", f"-n{_MAX_COMMITS}", "--format=%H", "--", *(f"*{f}" for f in _JVM_HISTORY))
+    for where in histories:
+        log = _git(where, "log", f"-n{_MAX_COMMITS}", "--format=%H", "--", *(f"*{f}" for f in _JVM_HISTORY))
         for commit in (log or "").split():
-            listing = _git(root, "ls-tree", "-r", "--name-only", commit) or ""
+            listing = _git(where, "ls-tree", "-r", "--name-only", commit) or ""
             files = [f for f in listing.splitlines() if f.rsplit("/", 1)[-1].endswith(_JVM_HISTORY)]
             if not files:
                 continue
             with tempfile.TemporaryDirectory(prefix="buildfixer-history-") as scratch:
                 base = Path(scratch)
                 for file in files:
-                    text = _git(root, "show", f"{commit}:{file}")
+                    text = _git(where, "show", f"{commit}:{file}")
                     if text is not None:
                         (base / file).parent.mkdir(parents=True, exist_ok=True)
                         (base / file).write_text(text, encoding="utf-8")
-                for name in names:
-                    for decl in deps.find_declaration(base, name):
-                        if decl.version and "$" not in decl.version and not decl.managed:
-                            return name, decl.version
+                with deps.confined_to(base):  # the scratch copy, not the project, is read here
+                    for name in names:
+                        for decl in deps.find_declaration(base, name):
+                            if decl.version and "$" not in decl.version and not decl.managed:
+                                return name, decl.version
     return None
 
 
@@ -85,8 +87,8 @@ def locked_npm_version(project: Path, name: str) -> str | None:
     """The version package-lock.json (or npm-shrinkwrap.json) installed for a package, at the top level."""
     for lock in ("npm-shrinkwrap.json", "package-lock.json"):
         try:
-            data = json.loads((project / lock).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            data = json.loads(deps.read(project / lock))  # "" (absent, or a link out): no lockfile
+        except ValueError:
             continue
         packages = data.get("packages") if isinstance(data, dict) else None
         entry = packages.get(f"node_modules/{name}") if isinstance(packages, dict) else None

@@ -9,10 +9,12 @@ properties never go into the file.
 from __future__ import annotations
 
 import re
+from itertools import islice
 from pathlib import Path
 
 from buildfixer.agents.recipes.base import Evidence, PlannedCall, Repair
 from buildfixer.agents.recipes.toolchains import android_sdk
+from buildfixer.core import confined
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.deps import manage as deps
 from buildfixer.workspace.git import git
@@ -134,9 +136,11 @@ def _maven_keys(project: Path, poms: list[Path]) -> list[str]:
             continue
         directories = re.findall(r"<directory>\s*([^<$]+?)\s*</directory>", text) or ["src/main/resources"]
         for directory in directories:
-            for path in sorted((pom.parent / directory).rglob("*"))[:200]:
-                if path.is_file() and path.stat().st_size < 256_000:
-                    refs += re.findall(r"\$\{([\w.-]+)\}", deps.read(path))
+            # Walked and read through core.confined: `<directory>` may name ../.. or /root.
+            start = pom.parent / directory
+            for rel in islice(confined.walk(project, start), 200):
+                resource = confined.try_read_text(project, rel, 256_000)
+                refs += re.findall(r"\$\{([\w.-]+)\}", resource) if resource is not None else []
     builtin = {
         "basedir",
         "revision",
@@ -164,13 +168,11 @@ def _from_history(ev: Evidence, rel: str) -> str | None:
     The workspace of `buildfixer fix` is a one-commit snapshot: the project it was taken from
     (`Evidence.origin`) has the history.
     """
-    for root in dict.fromkeys(r for r in (ev.project, ev.origin) if r is not None):
-        if not root.is_dir():
-            continue
+    for where in ev.histories():
         try:
-            deleted = git("log", "-n", "1", "--format=%H", "--diff-filter=D", "--", rel, cwd=root, timeout=20)
+            deleted = git("log", "-n", "1", "--format=%H", "--diff-filter=D", "--", rel, timeout=20, **where)
             spec = f"{deleted.strip()}^:./{rel}" if deleted.strip() else f"HEAD:./{rel}"
-            return git("show", spec, cwd=root, timeout=20)
+            return git("show", spec, timeout=20, **where)
         except BuildfixerError:  # not a repository, or the file was never committed
             continue
     return None
@@ -217,7 +219,7 @@ def missing_properties(ev: Evidence) -> Repair | None:
         stem = target.name.removesuffix(".properties")
         templates = [target.with_name(target.name + t) for t in _TEMPLATES]
         templates += [target.with_name(f"{stem}{sep}{t[1:]}.properties") for t in _TEMPLATES for sep in ".-_"]
-        template = next((t for t in templates if t.is_file()), None)
+        template = next((t for t in templates if confined.is_file(ev.project, t)), None)
         if template is not None:
             summary = f"The build reads {rel}, which is missing: create it from {template.name}."
             call = PlannedCall("write_file", {"path": rel, "content": deps.read(template)})

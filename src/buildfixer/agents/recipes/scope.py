@@ -12,6 +12,7 @@ import os
 import re
 from pathlib import Path
 
+from buildfixer.core import confined
 from buildfixer.deps import manage as deps
 
 _TEST_DIRS = ("test", "tests", "androidTest", "testFixtures", "__tests__", "spec", "e2e")
@@ -61,14 +62,8 @@ def _importers(
 ) -> list[str]:
     found: list[str] = []
     for rel in _sources(project, suffixes, skip):
-        path = project / rel
-        try:
-            if path.stat().st_size > _MAX_BYTES:
-                continue
-            text = path.read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            continue
-        if pattern.search(text):
+        text = confined.try_read_text(project, rel, _MAX_BYTES)  # None: too large, or a link out
+        if text is not None and pattern.search(text):
             found.append(rel)
     return found
 

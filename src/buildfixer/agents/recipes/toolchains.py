@@ -13,6 +13,7 @@ from pathlib import Path
 from buildfixer.agents.recipes.base import Evidence
 from buildfixer.buildsys.gradle import java_limit
 from buildfixer.buildsys.jdk import default_jdk
+from buildfixer.core import confined
 
 # Newest Java each Gradle version runs on (docs.gradle.org compatibility matrix).
 _GRADLE_MAX_JAVA = [
@@ -40,11 +41,8 @@ def current_jdk(ev: Evidence) -> int | None:
 
 
 def _gradle_version(project: Path) -> tuple[int, int] | None:
-    props = project / "gradle" / "wrapper" / "gradle-wrapper.properties"
-    try:
-        match = re.search(r"gradle-(\d+)\.(\d+)", props.read_text(errors="replace"))
-    except OSError:
-        return None
+    text = confined.try_read_text(project, "gradle/wrapper/gradle-wrapper.properties")
+    match = re.search(r"gradle-(\d+)\.(\d+)", text) if text is not None else None
     return (int(match.group(1)), int(match.group(2))) if match else None
 
 

@@ -57,8 +57,8 @@ def _pip_lower_bound(spec: str) -> str | None:
 def _lock_version(project: Path, name: str) -> str | None:
     """The version package-lock.json resolved for a package."""
     try:
-        lock = json.loads((project / "package-lock.json").read_text())
-    except (OSError, ValueError):
+        lock = json.loads(deps.read(project / "package-lock.json"))  # "" (absent, or a link out)
+    except ValueError:
         return None
     entry = lock.get("packages", {}).get(f"node_modules/{name}") or lock.get("dependencies", {}).get(name)
     version = entry.get("version") if isinstance(entry, dict) else None

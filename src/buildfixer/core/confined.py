@@ -1,8 +1,15 @@
 """Race-free access to the workspace's files: every path is walked from the root's descriptor.
 
+The workspace is written by sandboxed code (builds, the model's shell) and by the model's file
+tools, while buildfixer's host side (running as root, outside the sandbox) reads and writes
+there too: the file tools, the condensed error view, the dependency planners, `upgrade_gradle`,
+the judge, the edit ledger, the recipes. Every one of them opens workspace files through this
+module, never through a path string (`open`, `Path.read_text`, `Path.glob`), which the kernel
+would follow through any link a build planted (`pom.xml -> /root/.ssh/id_rsa`).
+
 Checking a path and opening it afterwards leaves a gap: a symlink swapped in between leads the
 open outside, and a hard link already in the workspace names an outside inode whatever the check
-says. The file tools therefore never open a path string. This module
+says. This module
 
 - opens the root once, then each path component relative to its parent's descriptor with
   O_NOFOLLOW, so the kernel never follows a link on our behalf;
@@ -24,13 +31,13 @@ import errno
 import os
 import secrets
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
-from buildfixer.tools.base import ToolError
+from buildfixer.core.errors import ToolError
 
 MAX_LINKS = 40
 MAX_PATH_CHARS = 4096
@@ -113,8 +120,11 @@ def _readlink(dir_fd: int, name: str) -> str | None:
         raise
 
 
-def _walk(spot: Spot, root: Path, path: str, parts: list[str], missing_ok: bool) -> None:
-    """Resolve `parts` into `spot`, following inner symlinks by hand (see the module docstring)."""
+def _walk(spot: Spot, root: Path, path: str, parts: list[str], missing_ok: bool, follow: bool = True) -> None:
+    """Resolve `parts` into `spot`, following inner symlinks by hand (see the module docstring).
+
+    With `follow` False a symlink as the last name is the name itself (to remove it, say).
+    """
     pending = parts[::-1]  # a stack: the next component is last
     links = 0
     while pending:
@@ -135,7 +145,7 @@ def _walk(spot: Spot, root: Path, path: str, parts: list[str], missing_ok: bool)
         target = None
         if not spot.missing:
             if last:
-                target = _readlink(spot.parent, name)
+                target = _readlink(spot.parent, name) if follow else None
             else:
                 try:
                     spot.dirs.append(os.open(name, DIR_FLAGS, dir_fd=spot.parent))
@@ -171,11 +181,12 @@ def _walk(spot: Spot, root: Path, path: str, parts: list[str], missing_ok: bool)
         pending.extend(reversed(target.split("/")))
 
 
-def locate(root: Path, path: str, missing_ok: bool = False) -> Spot:
+def locate(root: Path, path: str, missing_ok: bool = False, follow: bool = True) -> Spot:
     """Resolve `path` (relative to the root, or absolute inside it) without opening its last name.
 
     Raises OutsideError when it leads out, MissingError when a directory on the way is missing
     (unless `missing_ok`: they are then listed in `Spot.missing`, to be created by a write).
+    With `follow` False a symlink as the last name is not followed (`Spot.name` is the link).
     """
     if not isinstance(path, str) or "\0" in path:
         raise ToolError("invalid path")
@@ -189,7 +200,7 @@ def locate(root: Path, path: str, missing_ok: bool = False) -> Spot:
         given = inner
     spot = Spot([os.open(root, DIR_FLAGS)])
     try:
-        _walk(spot, root, path, given.split("/"), missing_ok)
+        _walk(spot, root, path, given.split("/"), missing_ok, follow)
     except BaseException:
         spot.close()
         raise
@@ -224,11 +235,15 @@ class Node:
         """The first `size` bytes."""
         return os.pread(self.fd, size, 0)
 
-    def read_bytes(self) -> bytes:
-        """The whole content."""
+    def read_bytes(self, limit: int | None = None) -> bytes:
+        """The whole content (its first `limit` bytes when given)."""
         chunks = []
         offset = 0
-        while chunk := os.pread(self.fd, 1 << 20, offset):
+        while limit is None or offset < limit:
+            size = 1 << 20 if limit is None else min(1 << 20, limit - offset)
+            chunk = os.pread(self.fd, size, offset)
+            if not chunk:
+                break
             chunks.append(chunk)
             offset += len(chunk)
         return b"".join(chunks)
@@ -265,13 +280,16 @@ def _open_final(spot: Spot) -> Node:
     return Node(fd, rel, os.fstat(fd))
 
 
-def open_node(root: Path, path: str) -> Node:
-    """Open the file or directory `path` names for reading (links inside the workspace followed)."""
-    spot = locate(root, path)
+def open_node(root: Path, path: str, follow: bool = True) -> Node:
+    """Open the file or directory `path` names for reading (links inside the workspace followed).
+
+    With `follow` False a symlink as the last name is refused (ToolError) rather than followed.
+    """
+    spot = locate(root, path, follow=follow)
     try:
         if spot.missing:
             raise MissingError(f"no such file or directory: {spot.rel}")
-        return _open_final(spot)
+        return _open_final(spot)  # a link left unfollowed fails its O_NOFOLLOW open: ToolError
     finally:
         spot.close()
 
@@ -352,3 +370,217 @@ def read_text(root: Path, path: str) -> tuple[str, str]:
             raise ToolError(f"{node.rel} is not a regular file")
         node.single_link()
         return node.rel, node.read_bytes().decode("utf-8", "replace")
+
+
+# --- Host-side access ---------------------------------------------------------------------------
+# buildfixer's own code reads and writes workspace files through these: the same walk as the file
+# tools, with what a host-side reader takes for "no such file" (missing, leading out, no regular
+# file, hard-linked, unreadable, too large) folded into None or False. Paths may be relative to
+# the root or absolute below it (as given or resolved); nothing on the way is followed out.
+
+MAX_TEXT_BYTES = 16 << 20  # a build file, a source file, a test report: never more
+
+
+def relative(root: Path, path: str | os.PathLike[str]) -> str | None:
+    """`path` relative to the root ("." for the root itself), lexically; None when not below it."""
+    text = os.fspath(path)
+    if not os.path.isabs(text):
+        return text or "."
+    for base in dict.fromkeys((str(root), os.path.abspath(root), os.path.realpath(root))):
+        inner = _inner(Path(base), text)
+        if inner is not None:
+            return inner or "."
+    return None
+
+
+def _host(root: Path, path: str | os.PathLike[str]) -> tuple[Path, str]:
+    """The real root, and `path` relative to it; OutsideError when it is not below the root."""
+    rel = relative(root, path)
+    if rel is None:
+        raise _outside(os.fspath(path), root)
+    if rel.startswith("~"):
+        rel = f"./{rel}"  # a file named ~x, not a home directory
+    return Path(os.path.realpath(root)), rel
+
+
+def is_file(root: Path, path: str | os.PathLike[str]) -> bool:
+    """Whether `path` names a regular file of the workspace (links inside followed)."""
+    try:
+        with open_node(*_host(root, path)) as node:
+            return node.is_file()
+    except (ToolError, OSError):
+        return False
+
+
+def try_read_text(
+    root: Path, path: str | os.PathLike[str], limit: int = MAX_TEXT_BYTES, *, head: bool = False
+) -> str | None:
+    """The UTF-8 text (undecodable bytes replaced) of a regular, single-linked file of the workspace.
+
+    None when it is missing, leads out, is no regular file (a FIFO never blocks), has other hard
+    links, or cannot be read; also when it is larger than `limit` bytes, unless `head` asks for
+    its first `limit` bytes then.
+    """
+    try:
+        with open_node(*_host(root, path)) as node:
+            if not node.is_file() or node.st.st_nlink > 1 or (node.st.st_size > limit and not head):
+                return None
+            return node.read_bytes(limit).decode("utf-8", "replace")
+    except (ToolError, OSError):
+        return None
+
+
+def rewrite(root: Path, path: str | os.PathLike[str], change: Callable[[str | None], str | None]) -> str:
+    """Replace a file's text by `change(text)` (None: absent), atomically, its permissions kept.
+
+    Undecodable bytes survive the round trip (surrogateescape). `change` returning None writes
+    nothing. Returns the path written, relative to the root.
+
+    Raises:
+        ToolError: the path leads out or into `.git`, or names no regular file or a hard-linked one
+            (and whatever `change` raises).
+    """
+    host_root, rel = _host(root, path)
+    with writable(host_root, rel) as target:
+        before: str | None = None
+        mode = None
+        current = target.existing()
+        if current is not None:
+            with current:
+                if not current.is_file():
+                    raise ToolError(f"{target.rel} is not a regular file")
+                current.single_link()
+                before = current.read_bytes().decode("utf-8", "surrogateescape")
+                mode = stat.S_IMODE(current.st.st_mode)
+        after = change(before)
+        if after is not None:
+            try:
+                data = after.encode("utf-8", "surrogateescape")
+            except UnicodeEncodeError as exc:
+                raise ToolError(f"{target.rel}: the text cannot be written as UTF-8 ({exc.reason})") from None
+            target.write(data, mode)
+        return target.rel
+
+
+def write_bytes(
+    root: Path, path: str | os.PathLike[str], data: bytes, mode: int | None = None, *, into_git: bool = False
+) -> None:
+    """Put `data` at `path` (temp file + rename: whatever is there, a link too, is replaced).
+
+    `into_git` allows the name `.git` (buildfixer's own `.git` file of a worktree); the file
+    tools and every other caller never write there.
+    """
+    host_root, rel = _host(root, path)
+    spot = locate(host_root, rel, missing_ok=True, follow=False)
+    try:
+        if not into_git:
+            refuse_git([*spot.names, *spot.missing, spot.name or ""], spot.rel)
+        Target(spot).write(data, mode)
+    finally:
+        spot.close()
+
+
+def unlink(root: Path, path: str | os.PathLike[str]) -> bool:
+    """Remove the file or symlink `path` names (a link itself, never what it points at).
+
+    False when nothing or a directory is there; the directories on the way are walked like every
+    path here, so a directory swapped for a link never leads the removal out.
+    """
+    host_root, rel = _host(root, path)
+    try:
+        spot = locate(host_root, rel, follow=False)
+    except MissingError:
+        return False
+    try:
+        if spot.missing or spot.name is None:
+            return False
+        refuse_git([*spot.names, spot.name], spot.rel)
+        try:
+            found = os.stat(spot.name, dir_fd=spot.parent, follow_symlinks=False)
+            if stat.S_ISDIR(found.st_mode):
+                return False
+            os.unlink(spot.name, dir_fd=spot.parent)
+        except FileNotFoundError:
+            return False
+        return True
+    finally:
+        spot.close()
+
+
+def walk(
+    root: Path,
+    start: str | os.PathLike[str] = ".",
+    skip: Callable[[str], bool] | None = None,
+    max_depth: int = MAX_DEPTH,
+) -> Iterator[str]:
+    """The files below `start`, as paths relative to the root, each directory's before its subdirectories'.
+
+    Regular files, and symlinks whose target is a regular file inside the workspace; names sorted.
+    Directories are opened relative to their parent with O_NOFOLLOW, so a symlinked directory is
+    never entered; `skip(name)` leaves a directory out, and so does a depth beyond `max_depth`.
+    """
+    try:
+        host_root, rel = _host(root, start)
+        base = open_node(host_root, rel)
+    except (ToolError, OSError):
+        return
+    with base:
+        if base.is_dir():
+            yield from _walk_files(host_root, base.fd, base.rel, skip, max_depth)
+
+
+def _walk_files(
+    root: Path, dir_fd: int, prefix: str, skip: Callable[[str], bool] | None, depth: int
+) -> Iterator[str]:
+    """Files of the open directory `dir_fd` (named `prefix`), then those of its subdirectories."""
+    try:
+        with os.scandir(dir_fd) as listing:
+            entries = sorted(listing, key=lambda entry: entry.name)
+    except OSError:  # unreadable, or gone
+        return
+    subdirs: list[str] = []
+    for entry in entries:
+        rel = entry.name if prefix == "." else f"{prefix}/{entry.name}"
+        try:
+            if entry.is_dir(follow_symlinks=False):
+                if depth > 0 and not (skip is not None and skip(entry.name)):
+                    subdirs.append(entry.name)
+            elif entry.is_file(follow_symlinks=False) or (entry.is_symlink() and is_file(root, rel)):
+                yield rel
+        except OSError:
+            continue
+    for name in subdirs:
+        try:
+            fd = os.open(name, DIR_FLAGS, dir_fd=dir_fd)
+        except OSError:  # swapped for a link, or gone
+            continue
+        try:
+            yield from _walk_files(root, fd, name if prefix == "." else f"{prefix}/{name}", skip, depth - 1)
+        finally:
+            os.close(fd)
+
+
+@dataclass(frozen=True)
+class WorkspaceFiles:
+    """A workspace's files, for readers that are handed a project instead of opening it (the log analyzer).
+
+    Satisfies `logs.source.ProjectFiles`: every read goes through this module. `root` is kept
+    resolved, as the analyzer compares absolute paths of a log with it.
+    """
+
+    root: Path
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "root", Path(os.path.realpath(self.root)))
+
+    def read_text(self, rel: str, limit: int = MAX_TEXT_BYTES) -> str | None:
+        """The file's text (its first `limit` bytes); None when it is no regular file inside."""
+        return try_read_text(self.root, rel, limit, head=True)
+
+    def is_file(self, rel: str) -> bool:
+        """Whether it is a regular file inside the workspace."""
+        return is_file(self.root, rel)
+
+    def files(self, skip: Callable[[str], bool] | None = None, max_depth: int = MAX_DEPTH) -> Iterator[str]:
+        """The workspace's files (see `walk`)."""
+        return walk(self.root, ".", skip, max_depth)
