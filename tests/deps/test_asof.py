@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from buildfixer.buildsys import dated_index, npm, python
+from buildfixer.buildsys.egress import expose_loopback
 from buildfixer.buildsys.options import BuildOptions
 from buildfixer.buildsys.project import build_project
 from buildfixer.core.errors import BuildfixerError
@@ -117,7 +118,10 @@ GSON = {
 
 @pytest.fixture
 def repository() -> Iterator[str]:
-    """A local Maven repository serving Central-style listings of junit and gson (nothing else)."""
+    """A local Maven repository serving Central-style listings of junit and gson (nothing else).
+
+    Reached as buildfixer's own services are (`expose_loopback`): look-ups obey the egress rule.
+    """
     listings = {"/maven2/junit/junit/": JUNIT, "/maven2/com/google/code/gson/gson/": GSON}
 
     def answer(path: str) -> tuple[int, str, bytes]:
@@ -126,7 +130,7 @@ def repository() -> Iterator[str]:
         return 404, "text/plain", b"not found"
 
     with serve(answer) as base:
-        yield f"{base}/maven2"
+        yield f"{expose_loopback(base)}/maven2"
 
 
 # --- which versions are dynamic ---------------------------------------------------------------
@@ -327,7 +331,8 @@ def test_pin_rewrites_gradle_variables_and_catalogs_and_caches_listings(tmp_path
     (project / "gradle" / "libs.versions.toml").write_text(catalog)
     with serve(
         lambda path: (200, "text/html", central_listing(path, JUNIT if "junit" in path else GSON))
-    ) as base:
+    ) as local:
+        base = expose_loopback(local)
         report = pin_dynamic_versions(project, "2020-01-01T00:00:00Z", tmp_path / "cache", base_url=base)
     assert sorted((d.file, d.spec, v) for d, v in report.pinned) == [
         ("build.gradle", "2.+", "2.8.6"),
@@ -625,8 +630,8 @@ def test_dated_index_upstream_errors_credentials_and_cache(
         assert get(index + "..%2F..%2Fetc/")[0] == 404
         assert get(index)[0] == 404  # the project list: pip does not need it
     assert seen[0]["Authorization"] == "Basic " + base64.b64encode(b"alice:s@cret").decode()
-    # pip knows the credentials only for our index: files on the upstream's host carry them.
-    assert urls == [f"{with_login}/files/demo-1.0.tar.gz", "https://files.example/demo-1.1-py3-none-any.whl"]
+    # The pages are read by sandboxed builds: links never carry the upstream's credentials.
+    assert urls == [f"{base}/files/demo-1.0.tar.gz", "https://files.example/demo-1.1-py3-none-any.whl"]
     assert broken[0] == 502 and b"HTTP 500" in broken[2]
     assert "cret" not in index + broken[2].decode() + caplog.text
     # The upstream is gone: the cached page still serves the same cut-off...
@@ -642,7 +647,7 @@ def test_dated_index_upstream_errors_credentials_and_cache(
 
 def site_packages(state: Path) -> dict[str, str]:
     """Distribution name -> version installed in the build's venv."""
-    infos = (state / "venv" / "lib").glob("python*/site-packages/*.dist-info")
+    infos = (state / "sandbox" / "venv" / "lib").glob("python*/site-packages/*.dist-info")
     return dict(info.name.removesuffix(".dist-info").rsplit("-", 1) for info in infos)  # type: ignore[misc]
 
 
@@ -714,7 +719,7 @@ def test_python_build_installs_the_dependencies_of_its_date(tmp_path: Path) -> N
     # setuptools 62.3.3 came out on 2022-06-07, 64 (the first with PEP 660 editables) in 2022-08.
     versions = seen.read_text().split()
     assert versions[0] == "62.3.2" and version_key(versions[-1]) >= version_key("64"), versions
-    (info,) = (state / "venv" / "lib").glob("python*/site-packages/p-1.0.dist-info")
+    (info,) = (state / "sandbox" / "venv" / "lib").glob("python*/site-packages/p-1.0.dist-info")
     assert json.loads((info / "direct_url.json").read_text())["dir_info"] == {"editable": True}
     assert "dependencies as of 2022-06-01T00:00:00Z" in result.environment["notes"]
     # Today, in the same state directory: the dated venv is not reused.

@@ -30,7 +30,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -146,7 +146,8 @@ class _Proxy:
             return 502, "text/plain", f"{exc}\n".encode()
         if files is None:
             return 404, "text/plain", f"{project}: not on the upstream index\n".encode()
-        dated = _with_credentials(_before(files, cutoff, project), site.upstream)
+        # Links never carry the upstream's credentials: the pages are read by sandboxed builds.
+        dated = _before(files, cutoff, project)
         if wants_json(accept):
             return 200, JSON_TYPE, render_json(project, dated)
         return 200, "text/html; charset=utf-8", render_html(project, dated)
@@ -219,22 +220,6 @@ def _before(files: list[IndexFile], cutoff: datetime, project: str) -> list[Inde
         )
         return []
     return [f for f, t in zip(files, times, strict=True) if t is not None and t < cutoff]
-
-
-def _with_credentials(files: list[IndexFile], upstream: str) -> list[IndexFile]:
-    """Files on the upstream's own host get its credentials back.
-
-    pip knows them only for the index it was given, ours, and would be refused the download.
-    """
-    bare, userinfo = split_credentials(upstream)
-    host = urllib.parse.urlsplit(bare).netloc
-    own = [urllib.parse.urlsplit(f.url) for f in files]
-    return [
-        replace(f, url=urllib.parse.urlunsplit(parts._replace(netloc=f"{userinfo}@{host}")))
-        if userinfo is not None and parts.netloc == host
-        else f
-        for f, parts in zip(files, own, strict=True)
-    ]
 
 
 # --- upstream pages ---------------------------------------------------------------------------

@@ -8,11 +8,15 @@ Gradle, Maven, pip and npm use, plus `BUILDFIXER_ALLOWED_HOSTS`), and answers an
 403 and a line saying how to allow a host. Raw sockets, other ports, DNS and SSH have no route.
 Builds find the proxy through the variables `proxy_environment` sets (Java reads properties, not
 variables, hence `GRADLE_OPTS`/`MAVEN_OPTS`); a build that drops them simply has no network.
+The host's own proxy variables never reach them. buildfixer's own fetches outside a sandbox (the
+version look-ups of `buildfixer.deps`, whose repository URLs a project's build files name) obey
+the same rule, `destination`, through `checked_url`.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import select
 import socket
 import socketserver
@@ -20,6 +24,8 @@ import threading
 import urllib.parse
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
+
+from buildfixer.buildsys.environment import PROXY_VARIABLES
 
 # Loopback port of the forwarder in the shared network namespace.
 PROXY_PORT = 39128
@@ -63,12 +69,73 @@ def host_allowed(host: str, allowed: Iterable[str]) -> bool:
     return any(host == a or (a.startswith(".") and host.endswith(a)) for a in allowed)
 
 
+def destination(host: str, port: str | int, allowed: Iterable[str]) -> str | None:
+    """Where a connection asked for `host:port` may go, by the proxy's rule; None when refused.
+
+    An allowed host on port 80 or 443 goes to that host; `LOOPBACK_ALIAS` on a port that
+    `expose_loopback` exposed goes to 127.0.0.1; anything else (another host or port, an IP
+    literal or `localhost` not named in the allow-list) is refused.
+    """
+    allowed = tuple(allowed)
+    if host.lower() == LOOPBACK_ALIAS and f"{LOOPBACK_ALIAS}:{port}" in allowed:
+        return "127.0.0.1"  # a service of buildfixer's own, exposed port by port
+    if str(port) in ("80", "443") and host_allowed(host, allowed):
+        return host
+    return None
+
+
+class RefusedURL(ValueError):
+    """A URL that buildfixer may not fetch outside a sandbox; the message says why."""
+
+
+def checked_url(url: str, allowed: Iterable[str] | None = None) -> str:
+    """`url` as a fetch outside a sandbox may request it, by the rule the proxy applies.
+
+    Only `http` and `https`, no user info (`https://repo.maven.apache.org@127.0.0.1/` is refused,
+    whatever a parser would make of it), a plain host name or address, and a destination
+    `destination` allows on the scheme's port or the one written. A URL of a service of ours
+    exposed under `LOOPBACK_ALIAS` comes back addressed to 127.0.0.1; any other comes back rebuilt
+    from the parts checked, so what is fetched is what was checked.
+
+    Args:
+        url: The URL, from wherever (a project's build file, a redirect).
+        allowed: The allow-list; `allowed_hosts()` when None.
+
+    Raises:
+        RefusedURL: the URL may not be fetched.
+    """
+    if not url.isprintable() or any(c.isspace() for c in url):
+        raise RefusedURL(f"not fetched: {url!r} has spaces or control characters")
+    parts = urllib.parse.urlsplit(url)
+    scheme = parts.scheme.lower()
+    if scheme not in ("http", "https"):
+        raise RefusedURL(f"not fetched: {url} is not http(s)")
+    if "@" in parts.netloc:
+        raise RefusedURL(f"not fetched: {url} has user info before its host")
+    try:
+        host, port = parts.hostname or "", parts.port or (443 if scheme == "https" else 80)
+    except ValueError:
+        raise RefusedURL(f"not fetched: {url} has no valid port") from None
+    literal = r"[0-9A-Fa-f:.]+" if parts.netloc.startswith("[") else r"[A-Za-z0-9.-]+"  # [IPv6] or a name
+    if not re.fullmatch(literal, host):
+        raise RefusedURL(f"not fetched: {url} has no plain host name")
+    target = destination(host, port, allowed_hosts() if allowed is None else allowed)
+    if target is None:
+        why = f"the package registries only, not {host}:{port}; add a host with BUILDFIXER_ALLOWED_HOSTS"
+        raise RefusedURL(f"not fetched: {url}: buildfixer fetches from {why}")
+    netloc = f"[{target}]" if ":" in target else target
+    if parts.port is not None or target != host:
+        netloc += f":{port}"
+    return urllib.parse.urlunsplit((scheme, netloc, parts.path or "/", parts.query, ""))
+
+
 def proxy_environment(env: dict[str, str]) -> dict[str, str]:
     """`env` with the variables that send every build tool through the forwarder on loopback."""
     proxy = f"http://127.0.0.1:{PROXY_PORT}"
     java = " ".join(f"-D{scheme}.proxy{key}={value}" for scheme in ("http", "https")
                     for key, value in (("Host", "127.0.0.1"), ("Port", PROXY_PORT)))  # fmt: skip
-    env = {**env, **dict.fromkeys(("http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY"), proxy)}
+    env = {name: value for name, value in env.items() if name not in PROXY_VARIABLES}  # the host's: never
+    env.update(dict.fromkeys(("http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY"), proxy))
     env["no_proxy"] = env["NO_PROXY"] = "localhost,127.0.0.1,::1"
     for name in ("GRADLE_OPTS", "MAVEN_OPTS"):  # Java reads no proxy variables, only properties
         env[name] = f"{env.get(name, '')} {java}".strip()
@@ -106,13 +173,12 @@ class _Handler(socketserver.BaseRequestHandler):
         else:
             return _refuse(client, 400, "the sandbox's proxy takes CONNECT or http:// requests")
         host = host.strip("[]")
-        if host.lower() == LOOPBACK_ALIAS and f"{LOOPBACK_ALIAS}:{port}" in self.server.allowed():
-            host = "127.0.0.1"  # a service of buildfixer's own, exposed port by port
-        elif port not in ("80", "443") or not host_allowed(host, self.server.allowed()):
+        reach = destination(host, port, self.server.allowed())
+        if reach is None:
             why = f"the package registries only, not {host}:{port}; add a host with BUILDFIXER_ALLOWED_HOSTS"
             return _refuse(client, 403, f"buildfixer's sandbox allows network access to {why}")
         try:
-            upstream = socket.create_connection((host, int(port)), timeout=30)
+            upstream = socket.create_connection((reach, int(port)), timeout=30)
         except OSError as exc:
             return _refuse(client, 502, f"cannot reach {host}:{port} ({exc})")
         with upstream:

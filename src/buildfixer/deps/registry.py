@@ -3,7 +3,10 @@
 Names by ecosystem: "group:artifact" for Maven/Gradle (a Gradle plugin id is looked up through
 its marker artifact "id:id.gradle.plugin"), the distribution name for pip, the package name
 for npm. Registry answers are cached in `cache_dir/registry` for a day; offline, or when the
-network fails, only the caches answer. Where the caches are and what they hold is
+network fails, only the caches answer. Every fetch (`http_get`, redirects included) obeys the
+sandboxes' egress rule (`buildfixer.buildsys.egress.checked_url`): a repository a project's build
+file names on the host's loopback, a cloud metadata address or any host off the allow-list is
+skipped with a logged note, never asked. Where the caches are and what they hold is
 `buildfixer.deps.caches`; the package -> artifact and module -> distribution indexes live in
 `buildfixer.deps.package_index`; ordering and choosing versions is `buildfixer.deps.versions`.
 """
@@ -11,14 +14,19 @@ network fails, only the caches answer. Where the caches are and what they hold i
 from __future__ import annotations
 
 import hashlib
+import http.client
 import json
+import logging
 import os
 import re
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Callable, Iterable
+from typing import IO
 
+from buildfixer.buildsys.egress import RefusedURL, checked_url
 from buildfixer.buildsys.options import BuildOptions
 from buildfixer.deps.caches import jvm_cached_versions, npm_cached_packages
 from buildfixer.deps.package_index import normalize_dist, python_distributions
@@ -35,6 +43,7 @@ __all__ = [
     "NPM_REGISTRY",
     "PYPI",
     "TIMEOUT_S",
+    "RefusedURL",
     "TTL_S",
     "available_versions",
     "cached_versions",
@@ -51,6 +60,7 @@ NPM_REGISTRY = "https://registry.npmjs.org"
 TTL_S = 24 * 3600
 TIMEOUT_S = 15.0
 JVM = ("gradle", "maven")
+_log = logging.getLogger(__name__)
 
 
 # --- local caches ----------------------------------------------------------------------------
@@ -70,11 +80,52 @@ def cached_versions(system: str, name: str, options: BuildOptions) -> set[str]:
 # --- registries ------------------------------------------------------------------------------
 
 
+class _CheckedRedirects(urllib.request.HTTPRedirectHandler):
+    """Redirects checked like the first URL: one to a host off the allow-list is refused.
+
+    A relative `Location` is read against the URL as asked (a service of ours by its alias), not
+    as fetched (127.0.0.1), so it stays on the same exposed port and nowhere else.
+    """
+
+    def __init__(self, asked: str) -> None:
+        super().__init__()
+        self.asked = asked
+
+    def redirect_request(
+        self,
+        req: urllib.request.Request,
+        fp: IO[bytes],
+        code: int,
+        msg: str,
+        headers: http.client.HTTPMessage,
+        newurl: str,
+    ) -> urllib.request.Request | None:
+        location = headers.get("location") or headers.get("uri") or newurl
+        asked = urllib.parse.urljoin(self.asked, location.strip())
+        try:
+            target = checked_url(asked)
+        except RefusedURL:
+            fp.close()
+            raise  # ends the fetch: nothing is sent to the new location
+        self.asked = asked
+        return super().redirect_request(req, fp, code, msg, headers, target)
+
+
 def http_get(url: str, accept: str) -> bytes | None:
-    """The body of a GET; None for 404/410; raises OSError for network failures."""
-    request = urllib.request.Request(url, headers={"User-Agent": "buildfixer", "Accept": accept})
+    """The body of a GET; None for 404/410.
+
+    Raises:
+        RefusedURL: `url`, or a redirect, goes where the egress rule forbids (a ValueError, like
+            an unreadable answer); nothing was sent there.
+        OSError: network failures.
+    """
+    target = checked_url(url)
+    request = urllib.request.Request(target, headers={"User-Agent": "buildfixer", "Accept": accept})
+    handlers: list[urllib.request.BaseHandler] = [_CheckedRedirects(url)]
+    if urllib.parse.urlsplit(target).hostname == "127.0.0.1":  # a service of ours: never via a proxy
+        handlers.append(urllib.request.ProxyHandler({}))
     try:
-        with urllib.request.urlopen(request, timeout=TIMEOUT_S) as response:
+        with urllib.request.build_opener(*handlers).open(request, timeout=TIMEOUT_S) as response:
             body: bytes = response.read()
             return body
     except urllib.error.HTTPError as exc:
@@ -86,7 +137,15 @@ def http_get(url: str, accept: str) -> bytes | None:
 def _cached_fetch(
     url: str, options: BuildOptions, parse: Callable[[bytes], list[str]], accept: str = "*/*"
 ) -> list[str] | None:
-    """Versions a registry URL lists, from the day-long cache or the network; None when unknown."""
+    """Versions a registry URL lists, from the day-long cache or the network; None when unknown.
+
+    A URL the egress rule refuses (or that redirects where it refuses) is skipped with a note.
+    """
+    try:
+        checked_url(url)
+    except RefusedURL as exc:
+        _log.warning("version look-up skipped: %s", exc)
+        return None
     store = options.cache_dir / "registry" / (hashlib.sha256(url.encode()).hexdigest()[:24] + ".json")
     try:
         saved = json.loads(store.read_text())
@@ -99,6 +158,9 @@ def _cached_fetch(
     try:
         body = http_get(url, accept)
         versions = parse(body) if body is not None else []
+    except RefusedURL as exc:
+        _log.warning("version look-up skipped: %s", exc)
+        return None
     except (OSError, ValueError):  # unreachable, timeout, garbage: the caches must do
         return None
     store.parent.mkdir(parents=True, exist_ok=True)

@@ -3,10 +3,12 @@
 Trajectories hold everything the model and the tools saw: environment dumps, build logs and
 error messages can all carry a key. `redact` replaces with "[REDACTED]":
 - the value of every caller variable that builds are not given (`buildsys.environment`: an
-  allow-list), and of secret-looking ones, plus literals the caller names (a key from a flag);
+  allow-list), the URL credentials inside those they are given (an index's or a proxy's password),
+  and the values of secret-looking ones, plus literals the caller names (a key from a flag);
 - copies of those values in the usual disguises: reversed, upper or lower case, percent-encoded,
   hex, and base64 (at each of the three alignments, so a value inside a longer base64 text is found);
-- the password of a URL (`scheme://user:password@host`), whatever its value;
+- the secret of a URL's user info (`scheme://user:password@host`, `scheme://token@host`), whatever
+  its value, as `buildsys.environment.userinfo_secret` defines it;
 - well-known key shapes, and values after "Authorization", "Bearer", "password=" and the like.
 """
 
@@ -19,7 +21,7 @@ import urllib.parse
 from functools import lru_cache
 from typing import Any
 
-from buildfixer.buildsys.environment import withheld_values
+from buildfixer.buildsys.environment import URL_USERINFO, userinfo_secret, withheld_values
 
 REDACTED = "[REDACTED]"
 
@@ -40,8 +42,6 @@ _PATTERNS = [
     re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"),  # AWS access key ids
     re.compile(r"\bgsk_[A-Za-z0-9]{20,}"),  # Groq
 ]
-# scheme://user:password@host: keep the user, replace the password.
-_URL_PASSWORD = re.compile(r"(\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s:/@]*:)(?!\[REDACTED\]@)[^\s/@]+@")
 # Keep the label, replace the value.
 # "Bearer" then a token with a digit in it ("bearer of bad news" stays).
 _BEARER = re.compile(r"(?i)\b(bearer\s+)(?=[A-Za-z0-9._~+/=-]*\d)[A-Za-z0-9._~+/=-]{8,}")
@@ -109,12 +109,22 @@ def redact(text: str, extra_secrets: list[str] | None = None) -> str:
         for form in disguises(secret):
             if form in text:
                 text = text.replace(form, REDACTED)
-    text = _URL_PASSWORD.sub(lambda m: f"{m.group(1)}{REDACTED}@", text)
+    text = URL_USERINFO.sub(_redact_userinfo, text)
     for pattern in _PATTERNS:
         text = pattern.sub(REDACTED, text)
     text = _BEARER.sub(lambda m: f"{m.group(1)}{REDACTED}", text)
     text = _AUTH_HEADER.sub(lambda m: f"{m.group(1)}{REDACTED}", text)
     return _ASSIGNMENT.sub(lambda m: f"{m.group(1)}{m.group(2)}{REDACTED}", text)
+
+
+def _redact_userinfo(match: re.Match[str]) -> str:
+    """A URL's `scheme://user:password@` with the password replaced (a token standing alone: it)."""
+    scheme, userinfo = match.group(1), match.group(2)
+    secret = userinfo_secret(userinfo)
+    if secret is None or secret == REDACTED:
+        return match.group(0)
+    user, colon, _ = userinfo.partition(":")
+    return f"{scheme}{user}:{REDACTED}@" if colon else f"{scheme}{REDACTED}@"
 
 
 def redact_obj(obj: Any, extra_secrets: list[str] | None = None) -> Any:
