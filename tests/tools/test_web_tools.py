@@ -51,7 +51,7 @@ def test_backends_from_the_context(tmp_path: Path) -> None:
 
 def test_command_search_provider(tmp_path: Path) -> None:
     script = tmp_path / "search.py"
-    script.write_text("import sys\nprint('found:', sys.argv[1])\n")
+    script.write_text("import sys\nprint('found:', sys.argv[-1])\n")
     provider = CommandSearchProvider(f"{sys.executable} {script}")
     assert provider.search("a b; c") == "found: a b; c"  # one argument, never a shell
     failing = CommandSearchProvider([sys.executable, "-c", "import sys; sys.exit('quota exceeded')"])
@@ -96,7 +96,7 @@ def test_backends_from_the_environment(tmp_path: Path, monkeypatch: pytest.Monke
     monkeypatch.setenv("BUILDFIXER_SEARCH_CMD", "echo searched")
     monkeypatch.setenv("BUILDFIXER_KNOWLEDGE_DIR", str(tmp_path))
     provider = search_from_env()
-    assert provider is not None and provider.search("q") == "searched q"
+    assert provider is not None and provider.search("q") == "searched -- q"
     assert isinstance(knowledge_from_env(), DirectoryKnowledgeBase)
     monkeypatch.setenv("BUILDFIXER_KNOWLEDGE_DIR", str(tmp_path / "missing"))
     assert knowledge_from_env() is None

@@ -1,7 +1,6 @@
 """`buildfixer view` and `view bundle` as a user runs them: exit codes, the site, the live server."""
 
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -87,12 +86,21 @@ def test_bundle_writes_a_static_site_and_replaces_only_its_own(runs, tmp_path):
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL])
 def test_a_killed_bundle_leaves_no_site(runs, tmp_path, sig):
-    # A trajectory that is a FIFO blocks the bundle mid-way: after it wrote part of the site.
-    fifo = runs[0] / "trajectories" / "calc-plugin__0.json"
-    fifo.unlink()
-    os.mkfifo(fifo)
+    # The second attempt page never comes: the bundle stops mid-way, after it wrote part of the site.
+    # (A FIFO trajectory did this once; the viewer now reads regular files only, see view.builds.)
+    stall = (
+        "import sys, time\n"
+        "import buildfixer.view.bundle as bundle\n"
+        "page, pages = bundle.attempt_page, []\n"
+        "def stalled(*args):\n"
+        "    pages.append(args)\n"
+        "    return page(*args) if len(pages) == 1 else time.sleep(600)\n"
+        "bundle.attempt_page = stalled\n"
+        "from buildfixer.cli.main import main\n"
+        "main()\n"
+    )
     out = tmp_path / "site"
-    command = [sys.executable, "-m", "buildfixer", "view", "bundle", str(runs[0]), "--out", str(out)]
+    command = [sys.executable, "-c", stall, "view", "bundle", str(runs[0]), "--out", str(out)]
     proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 30

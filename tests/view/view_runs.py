@@ -104,7 +104,7 @@ def write_jsonl(path: Path, rows: list[dict]) -> None:
 def make_run_a(root: Path, tool_output: str = "") -> Path:
     run = root / "run-a"
     (run / "trajectories").mkdir(parents=True)
-    log = root / "cache" / "build-1.log"  # a harness log that still exists
+    log = run / "logs" / "build-1.log"  # a harness log that still exists (kept in the run)
     log.parent.mkdir(parents=True, exist_ok=True)
     log.write_text(COMPILE_LOG)
     output = tool_output or f"BUILD FAILED (exit 1) in 3.5s — mvn package\n\n{COMPILE_LOG}\nnoise {XSS}\n"

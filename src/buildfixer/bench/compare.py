@@ -27,6 +27,7 @@ from buildfixer.bench.report_tables import analysis_tables
 from buildfixer.bench.rundir import load_run, write_atomic, write_tree_atomic
 from buildfixer.bench.tables import Column, Table
 from buildfixer.core.errors import BuildfixerError
+from buildfixer.core.terminal import for_stream
 from buildfixer.harness.config import check_output_path
 
 
@@ -162,7 +163,7 @@ def compare_command(
     if target is not None:
         write_atomic(target, text)
     if fmt in ("md", "json"):
-        sys.stdout.write(text)
+        sys.stdout.write(for_stream(text, sys.stdout))  # labels and ids are the runs' data
         if target is not None:
             sys.stderr.write(f"wrote the {fmt} comparison to {target}\n")
     else:

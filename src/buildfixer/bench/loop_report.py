@@ -13,19 +13,24 @@ from pathlib import Path
 from typing import Any
 
 from buildfixer.bench.tables import Column, Table
+from buildfixer.core.paths import file_within
 
 OUTCOMES = ("resolved", "distinct", "similar", "rejected", "budget")
 
 
 def _records(run_dir: Path, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The loop records of the rows' trajectories (unreadable or loop-less ones skipped)."""
+    """The loop records of the rows' trajectories (unreadable or loop-less ones skipped).
+
+    Only regular files of the run directory are read (`file_within`): the result lines are data.
+    """
     records = []
     for row in rows:
-        path = row.get("trajectory")
-        if not path:
+        name = row.get("trajectory")
+        path = file_within(run_dir, name) if isinstance(name, str) and name else None
+        if path is None:
             continue
         try:
-            meta = json.loads((run_dir / path).read_text()).get("meta") or {}
+            meta = json.loads(path.read_text()).get("meta") or {}
         except (OSError, ValueError):
             continue
         if isinstance(meta.get("pipeline"), dict):

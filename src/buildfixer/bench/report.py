@@ -29,6 +29,7 @@ from buildfixer.bench.rundir import Run, config_label, load_run, short_label, wr
 from buildfixer.bench.trajectory_stats import configuration_stats, keyword_taxonomy
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.core.stops import StopKind
+from buildfixer.core.terminal import for_stream
 from buildfixer.harness import grading
 
 __all__ = [
@@ -422,7 +423,7 @@ def report_command(dir: Path, fmt: str = "md", label: str | None = None) -> int:
         else f"the {fmt} report to {target}"
     )
     if fmt in ("md", "json"):
-        sys.stdout.write(text)
+        sys.stdout.write(for_stream(text, sys.stdout))  # labels and ids are the run's data
         sys.stdout.flush()
         sys.stderr.write(f"wrote {what}\n")
     else:

@@ -13,6 +13,7 @@ from buildfixer.bench.executor import default_workers
 from buildfixer.bench.run import RESULTS, RunConfig, is_settled, read_results, run_benchmark
 from buildfixer.bench.rundir import short_label
 from buildfixer.bench.runlock import RunLock
+from buildfixer.core.terminal import visible
 
 
 def run_with_progress(
@@ -84,7 +85,7 @@ def _run_in_view(
             progress.update(task, completed=finished, **_fields(state, slots, total))
 
         def on_warning(text: str) -> None:
-            line = f"buildfixer: warning: {text}"
+            line = f"buildfixer: warning: {visible(text)}"
             progress.console.print(line, highlight=False, markup=False, soft_wrap=True)
 
         try:
@@ -100,13 +101,19 @@ def _run_in_view(
 
 
 def result_line(row: dict[str, Any]) -> str:
-    """One finished attempt: mark, instance, sample, status and, when it did not resolve, its stop kind."""
+    """One finished attempt: mark, instance, sample, status and, when it did not resolve, its stop kind.
+
+    Rich markup; the dataset's and the worker's words in it are escaped and their controls spelled out.
+    """
+    from rich.markup import escape  # rich is a UI library, kept out of every import but the view's
+
     mark = "[green]✓[/]" if row["resolved"] else "[red]✗[/]"
     how = str(row.get("status") or "?")
     stop = row.get("stop")
     if stop and stop != "resolved":
         how += f", {stop}"
-    return f"{mark} {row['instance_id']} #{row['sample']} ({how})"
+    said = f"{row['instance_id']} #{row['sample']} ({how})"
+    return f"{mark} {escape(visible(said))}"
 
 
 def _cost(row: dict[str, Any]) -> float:

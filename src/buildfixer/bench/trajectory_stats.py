@@ -16,10 +16,10 @@ import math
 import statistics
 from collections import Counter
 from collections.abc import Iterable, Iterator
-from pathlib import Path
 from typing import Any
 
 from buildfixer.bench.rundir import Run
+from buildfixer.core.paths import file_within
 from buildfixer.logs.analyze import analyze_text
 from buildfixer.logs.condense import estimate_tokens
 from buildfixer.logs.keywords import CATEGORIES, keyword_category
@@ -34,11 +34,14 @@ OUTCOMES = ("success", "failure", "all")
 
 
 def load_trajectory(run: Run, row: dict[str, Any]) -> dict[str, Any] | None:
-    """The trajectory JSON of a result line, or None when it is absent or unreadable."""
+    """The trajectory JSON of a result line, or None when it is absent or unreadable.
+
+    Only a regular file of the run directory is read (`file_within`): the result line is data.
+    """
     name = row.get("trajectory")
-    if not isinstance(name, str) or not name:
+    path = file_within(run.path, name) if isinstance(name, str) and name else None
+    if path is None:
         return None
-    path = Path(name) if Path(name).is_absolute() else run.path / name
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):

@@ -6,6 +6,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from buildfixer.core.build_result import BuildError, BuildResult
+from buildfixer.core.terminal import visible
 from buildfixer.logs.analyze import Analysis
 
 _STATUS_STYLE = {
@@ -21,9 +22,14 @@ def _console() -> Console:
     return Console(highlight=False, soft_wrap=True)
 
 
+def shown(text: object) -> str:
+    """Outside text (a build's, a model's) for rich markup: controls spelled out, markup escaped."""
+    return escape(visible(str(text)))
+
+
 def _error_line(error: BuildError) -> str:
-    where = f"{escape(error.location())}: " if error.location() else ""
-    first = escape(error.message.strip().splitlines()[0] if error.message.strip() else "")
+    where = f"{shown(error.location())}: " if error.location() else ""
+    first = shown(error.message.strip().splitlines()[0] if error.message.strip() else "")
     return f"[dim]{error.tool}[/] [magenta]{error.category}[/] {where}{first}"
 
 
@@ -33,9 +39,9 @@ def print_build_result(result: BuildResult) -> None:
     style = _STATUS_STYLE.get(result.status, "bold")
     jdk = f", JDK {result.jdk}" if result.jdk else ""
     out.print(f"[{style}]{result.status.upper()}[/] {result.build_system}{jdk} in {result.duration_s:.1f}s")
-    out.print(f"[dim]$ {escape(' '.join(result.command))}[/]")
+    out.print(f"[dim]$ {shown(' '.join(result.command))}[/]")
     if result.environment.get("notes"):
-        out.print(f"[yellow]note:[/] {escape(result.environment['notes'])}")
+        out.print(f"[yellow]note:[/] {shown(result.environment['notes'])}")
     if result.errors:
         out.print(f"category: [magenta]{result.category}[/]")
         out.print("root error: " + _error_line(result.errors[0]))
@@ -45,7 +51,7 @@ def print_build_result(result: BuildResult) -> None:
             out.print(f"  ... {len(result.errors) - _SHOWN_ERRORS} more")
     elif not result.ok:
         out.print("no error could be read from the log; see the full log")
-    out.print(f"[dim]log: {escape(result.log_path)}[/]")
+    out.print(f"[dim]log: {shown(result.log_path)}[/]")
 
 
 def print_analysis(analysis: Analysis) -> None:

@@ -21,12 +21,16 @@ env_app = typer.Typer(
 @env_app.command()
 def serve(
     host: Annotated[
-        str, typer.Option(help="Address to listen on (the endpoint runs builds: expose it on purpose).")
+        str,
+        typer.Option(
+            help="Address to listen on (the endpoint runs builds: expose it on purpose). Clients must "
+            "use this name, localhost, or with 0.0.0.0 an IP address or this machine's host name.",
+        ),
     ] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="Port (0: a free one, printed).")] = 8765,
     max_envs: Annotated[int, typer.Option(help="Environments open at once.")] = 8,
 ) -> None:
-    """Serve POST /reset, /step and /close (JSON) until interrupted."""
+    """Serve POST /reset, /step and /close (JSON) until interrupted; web pages' requests are refused."""
     from buildfixer.core.errors import BuildfixerError
     from buildfixer.env.server import EnvServer  # lazy: the environment imports the harness
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from rich.console import Console
-from rich.markup import escape
 from rich.syntax import Syntax
 
+from buildfixer.cli.build_render import shown
 from buildfixer.core.chat import Usage
+from buildfixer.core.terminal import visible
 from buildfixer.harness.fix import FixOutcome
 
 
@@ -29,14 +30,14 @@ class ProgressPrinter:
             self.console.print(f"[dim]… {label}[/]")
         elif event == "step":
             self.step = data["step"]
-            recipe = f" recipe {escape(str(data['recipe']))}" if data.get("recipe") else ""
+            recipe = f" recipe {shown(data['recipe'])}" if data.get("recipe") else ""
             line = f"[bold]step {self.step}[/]{recipe} · {data['calls']} tool call(s) · {step_tokens(data)}"
             self.console.print(line)
         elif event == "tool":
             mark = "[red]✗[/]" if data["error"] else "[green]✓[/]"
-            self.console.print(f"  {mark} {escape(data['name'])} [dim]{data['seconds']:.1f}s[/]")
+            self.console.print(f"  {mark} {shown(data['name'])} [dim]{data['seconds']:.1f}s[/]")
         elif event == "stop":
-            self.console.print(f"[dim]agent stopped: {escape(data['reason'])}[/]")
+            self.console.print(f"[dim]agent stopped: {shown(data['reason'])}[/]")
         elif event == "pipeline":  # the repair loop starts a try
             offer = f"remembered fix #{data['candidate']}" if data.get("candidate") else "no remembered fix"
             self.console.print(f"[bold]error {data['error']}, try {data['try']}[/] [dim]({offer})[/]")
@@ -65,33 +66,33 @@ def print_outcome(outcome: FixOutcome, dry_run: bool) -> None:
             f"[bold green]RESOLVED[/] in {attempt.duration_s:.0f}s · {attempt.llm_calls} LLM call(s) · {cost}"
         )
     else:
-        out.print(f"[bold red]NOT RESOLVED[/] ({escape(attempt.stop_reason)})")
+        out.print(f"[bold red]NOT RESOLVED[/] ({shown(attempt.stop_reason)})")
         if attempt.verdict.errors:
             first = attempt.verdict.errors[0]
-            out.print(f"still failing: [magenta]{first.category}[/] {escape(first.message.splitlines()[0])}")
+            out.print(f"still failing: [magenta]{first.category}[/] {shown(first.message.splitlines()[0])}")
     if outcome.patch:
-        out.print(Syntax(outcome.patch, "diff", theme="ansi_dark", word_wrap=True))
+        print_patch(out, outcome.patch)
     if attempt.jdk is not None and attempt.jdk != attempt.initial.jdk and attempt.resolved:
         home = attempt.verdict.environment.get("java_home", "")
-        out.print(f"[yellow]build with JDK {attempt.jdk}[/]: export JAVA_HOME={escape(home)}")
+        out.print(f"[yellow]build with JDK {attempt.jdk}[/]: export JAVA_HOME={shown(home)}")
     if outcome.refused:
         out.print(
-            f"[yellow]left as they are[/]: {escape(', '.join(outcome.refused))} (git-ignored files of"
+            f"[yellow]left as they are[/]: {shown(', '.join(outcome.refused))} (git-ignored files of"
             " yours, which fix never writes; the repair was judged without its edits to them)"
         )
     if outcome.conflict:
-        out.print(f"[bold red]not applied[/]: {escape(outcome.conflict)}")
+        out.print(f"[bold red]not applied[/]: {shown(outcome.conflict)}")
     if outcome.left_out:
-        shown = ", ".join(outcome.left_out[:5]) + (" ..." if len(outcome.left_out) > 5 else "")
-        out.print(f"[dim]the snapshot left out large git-ignored files: {escape(shown)}[/]")
+        names = ", ".join(outcome.left_out[:5]) + (" ..." if len(outcome.left_out) > 5 else "")
+        out.print(f"[dim]the snapshot left out large git-ignored files: {shown(names)}[/]")
     if outcome.pull_request is not None:
         made = outcome.pull_request
-        where = f"[bold]{escape(made.branch)}[/] ({made.commit[:12]}, off {escape(made.base)})"
+        where = f"[bold]{shown(made.branch)}[/] ({made.commit[:12]}, off {shown(made.base)})"
         out.print(f"committed on branch {where}; the working tree was not changed")
-        out.print(f"pull request: {escape(made.url)}" if made.url else f"[yellow]{escape(made.note)}[/]")
+        out.print(f"pull request: {shown(made.url)}" if made.url else f"[yellow]{shown(made.note)}[/]")
     if outcome.applied:
         out.print(
-            f"applied to {len(outcome.changed_files)} file(s): {escape(', '.join(outcome.changed_files))}"
+            f"applied to {len(outcome.changed_files)} file(s): {shown(', '.join(outcome.changed_files))}"
         )
     elif outcome.pull_request is not None:
         pass
@@ -99,4 +100,19 @@ def print_outcome(outcome: FixOutcome, dry_run: bool) -> None:
         out.print("[dim]dry run: the project was not changed[/]")
     elif outcome.patch and not outcome.conflict:
         out.print("[dim]the project was not changed (the final build failed)[/]")
-    out.print(f"[dim]trajectory: {escape(str(outcome.trajectory_path))}[/]")
+    out.print(f"[dim]trajectory: {shown(outcome.trajectory_path)}[/]")
+
+
+def print_patch(out: Console, patch: str) -> None:
+    """The patch, coloured with its controls spelled out on a terminal; byte for byte anywhere else.
+
+    A model writes the patch: on a terminal its escape sequences could hide lines from the review,
+    and so could a long line cut at the terminal's width (a soft-wrapping console crops syntax), so
+    long lines are wrapped. Piped or redirected, the patch is kept exact so that `git apply` takes it
+    (rich would expand its tabs).
+    """
+    if out.is_terminal:
+        out.print(Syntax(visible(patch), "diff", theme="ansi_dark", word_wrap=True), soft_wrap=False)
+        return
+    out.file.write(patch if patch.endswith("\n") else patch + "\n")
+    out.file.flush()

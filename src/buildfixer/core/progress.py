@@ -1,7 +1,9 @@
 """Live progress: one callback shape for every long-running command (agent loop, validation, curation).
 
 A producer calls `progress(event, data)`: an event name and a dict of what happened. Each producer
-documents its events and their keys; renderers ignore events they do not know.
+documents its events and their keys; renderers ignore events they do not know. Texts in the data
+(tool names, stop reasons, recipes) may come from a model or a build: a renderer shows them through
+`core.terminal.visible`, so their control characters cannot rewrite the progress line.
 """
 
 from __future__ import annotations

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from buildfixer.core.terminal import visible
 from buildfixer.curate.filters import Outcome
 from buildfixer.curate.summary import Summary
 
@@ -29,10 +30,16 @@ def status(summary: Summary) -> str:
 
 
 def outcome_line(outcome: Outcome) -> str:
-    """The line printed for a candidate's standing (rich markup)."""
+    """The line printed for a candidate's standing (rich markup).
+
+    The repository's and the build's words in it are escaped and their controls spelled out.
+    """
+    from rich.markup import escape  # rich is a UI library, kept out of every import but the view's
+
+    key = escape(visible(outcome.key))
     if outcome.accepted:
-        return f"[green]✓[/] {outcome.key}"
-    return f"[dim]✗ {outcome.filter}:[/] {outcome.key} [dim]{outcome.reason[:100]}[/]"
+        return f"[green]✓[/] {key}"
+    return f"[dim]✗ {outcome.filter}:[/] {key} [dim]{escape(visible(outcome.reason[:100]))}[/]"
 
 
 def curate_with_progress(

@@ -7,8 +7,10 @@ The same contract as `BuildRepairEnv`, as JSON over POST:
 - `/step` `{"env": id, "message": {assistant message}}` -> `{"observation", "reward", "done", "info"}`
 - `/close` `{"env": id}` -> `{"closed": true}`
 
-A bad request is a 400 with `{"error": "one line"}`. Episodes of one environment run one at a
-time (a lock per environment); different environments run in parallel, up to `max_envs` at once.
+A bad request is a 400 with `{"error": "one line"}`; a request another web site made, or one to a
+name that is not this server's (DNS rebinding), is a 403, as for the viewer (`core.http_guard`).
+Episodes of one environment run one at a time (a lock per environment); different environments run
+in parallel, up to `max_envs` at once.
 Bound to 127.0.0.1 unless told otherwise: the endpoint runs builds, so expose it on purpose.
 """
 
@@ -21,6 +23,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from buildfixer.core.errors import BuildfixerError
+from buildfixer.core.http_guard import refusal
 from buildfixer.env.episode import BuildRepairEnv
 
 _MAX_BODY = 10 * 1024 * 1024
@@ -33,6 +36,7 @@ class EnvServer(ThreadingHTTPServer):
 
     def __init__(self, address: tuple[str, int], max_envs: int = 8) -> None:
         super().__init__(address, _Handler)
+        self.listen_host = address[0]  # as given: the Host check allows the name it was told to listen on
         self.max_envs = max_envs
         self.envs: dict[str, tuple[BuildRepairEnv, threading.Lock]] = {}
         self.guard = threading.Lock()
@@ -97,6 +101,10 @@ class _Handler(BaseHTTPRequestHandler):
     server: EnvServer
 
     def do_POST(self) -> None:  # noqa: N802 - the http.server hook's name
+        refused = refusal(self.headers, self.server.listen_host, self.server.server_address[1])
+        if refused is not None:  # before the body is read: nothing of it is acted on
+            self._send(403, {"error": f"forbidden: {refused}"})
+            return
         routes = {"/reset": self.server.reset, "/step": self.server.step, "/close": self.server.close_env}
         route = routes.get(self.path)
         if route is None:

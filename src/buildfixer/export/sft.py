@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from buildfixer.core.errors import BuildfixerError
+from buildfixer.core.paths import file_within
 from buildfixer.harness.config import check_output_path, number_problem
 from buildfixer.llm.scripted import estimate_tokens
 from buildfixer.tools.presets import preset_schemas
@@ -48,7 +49,11 @@ class ExportOptions:
 
 
 def trajectory_files(sources: list[Path]) -> list[tuple[Path, dict[str, dict[str, Any]]]]:
-    """Trajectory files from run directories (with their instances by id) or trajectory files."""
+    """Trajectory files from run directories (with their instances by id) or trajectory files.
+
+    A run directory is data: of its files only regular ones are read, never through a symlink
+    (`file_within`), so a link in it cannot bring another file of the user's into the export.
+    """
     found: list[tuple[Path, dict[str, dict[str, Any]]]] = []
     for source in sources:
         if source.is_file():
@@ -59,13 +64,14 @@ def trajectory_files(sources: list[Path]) -> list[tuple[Path, dict[str, dict[str
                 f"{source} is neither a trajectory file nor a run directory with trajectories/"
             )
         instances: dict[str, dict[str, Any]] = {}
-        listed = source / "instances.jsonl"
-        if listed.is_file():
+        listed = file_within(source, "instances.jsonl")
+        if listed is not None:
             for line in listed.read_text(encoding="utf-8").splitlines():
                 if line.strip():
                     row = json.loads(line)
                     instances[str(row.get("instance_id"))] = row
-        found += [(path, instances) for path in sorted((source / "trajectories").glob("*.json"))]
+        names = sorted((source / "trajectories").glob("*.json"))
+        found += [(path, instances) for name in names if (path := file_within(source, name)) is not None]
     return found
 
 

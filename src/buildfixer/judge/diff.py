@@ -55,7 +55,10 @@ def parse_patch(text: str) -> list[FileChange]:
     from unidiff.errors import UnidiffParseError
 
     try:
-        patch = PatchSet(text.splitlines(keepends=True))
+        # Lines end at "\n" only: a CR, form feed or U+2028 a model wrote is part of its line
+        # (str.splitlines would break the hunk there and call a valid patch malformed).
+        lines = text.split("\n")
+        patch = PatchSet([line + "\n" for line in lines[:-1]] + ([lines[-1]] if lines[-1] else []))
     except UnidiffParseError as exc:
         raise BuildfixerError(f"not a unified diff: {exc}") from None
     if not patch and text.strip():

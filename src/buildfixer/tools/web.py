@@ -2,8 +2,8 @@
 
 The backends are pluggable (`ctx.search`, `ctx.knowledge`). Two simple ones come with buildfixer:
 
-- `CommandSearchProvider`: runs a user-given command with the query as its last argument and
-  returns its output (`BUILDFIXER_SEARCH_CMD`, e.g. a script calling a search API).
+- `CommandSearchProvider`: runs a user-given command with `--` and then the query as its last two
+  arguments and returns its output (`BUILDFIXER_SEARCH_CMD`, e.g. a script calling a search API).
 - `DirectoryKnowledgeBase`: notes of past fixes (`*.md`, `*.txt`, `*.json`) in a directory
   (`BUILDFIXER_KNOWLEDGE_DIR`), the three sharing most words with the question returned.
 
@@ -44,7 +44,11 @@ _STOPWORDS = frozenset(
 
 
 class CommandSearchProvider:
-    """Web search through a command: `<cmd...> <query>`, its standard output being the findings."""
+    """Web search through a command: `<cmd...> -- <query>`, its standard output being the findings.
+
+    The model writes the query: the `--` before it ends the command's options, so a query starting
+    with `-` is never read as one (a command that parses no options sees `--` as an argument).
+    """
 
     def __init__(self, command: str | list[str], timeout_s: float = 60.0, limit: int = SEARCH_LIMIT) -> None:
         """Configure the command (a string is split like a shell would), its timeout and output cap."""
@@ -58,7 +62,7 @@ class CommandSearchProvider:
         """The command's output for the query; ToolError when it fails or times out."""
         try:
             proc = subprocess.run(
-                [*self.argv, query],
+                [*self.argv, "--", query],
                 capture_output=True,
                 text=True,
                 errors="replace",

@@ -8,25 +8,28 @@ what there is and says what is missing.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 from buildfixer.bench.rundir import Run
+from buildfixer.core.paths import file_within
 from buildfixer.view.builds import builds
 from buildfixer.view.runs import Source, outcome
 from buildfixer.view.texts import cap, display_text
 
 
 def _trajectory(run: Run, result: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
-    """The attempt's trajectory document, or an empty one and why it is missing."""
+    """The attempt's trajectory document, or an empty one and why it is missing.
+
+    Only a file of the run directory is read (`file_within`): the result line is data.
+    """
     name = result.get("trajectory")
     if not isinstance(name, str) or not name:
         return {}, "the result line names no trajectory"
-    path = Path(name) if Path(name).is_absolute() else run.path / name
+    path = file_within(run.path, name)
+    if path is None:
+        return {}, f"trajectory {name} is missing (or not a file of this run directory)"
     try:
         doc = json.loads(path.read_text(encoding="utf-8", errors="replace"))
-    except FileNotFoundError:
-        return {}, f"trajectory {name} is missing"
     except (OSError, json.JSONDecodeError) as exc:
         return {}, f"trajectory {name} cannot be read: {exc}"
     if not isinstance(doc, dict):
@@ -169,7 +172,7 @@ def attempt_page(source: Source, run: Run, row: dict[str, Any], result: dict[str
         "started_at": meta.get("started_at"),
         "conversation": conversation(trajectory),
         "patch": cap(result.get("patch")),
-        "builds": builds(trajectory, run.instances.get(row["instance_id"], {})),
+        "builds": builds(trajectory, run.instances.get(row["instance_id"], {}), run.path),
         "judge": judge if isinstance(judge, dict) else None,
         "verdict": {k: verdict[k] for k in kept if k in verdict},
         "budget": budget(config, trajectory, result),

@@ -7,7 +7,8 @@ the last request appear on reload (the page also polls `data.js`), and a result 
 
 The data scripts would let any web page the user visits read the runs by including them with a
 script tag; requests are therefore served only to the viewer's own pages: the Host header must name
-this server (no DNS rebinding) and a browser's `Sec-Fetch-Site` must not say another site asked.
+this server (no DNS rebinding) and a browser's `Origin` and `Sec-Fetch-Site` must not say another
+site asked (`core.http_guard`, which `env serve` shares).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 
 from buildfixer.bench.rundir import Run
 from buildfixer.core.errors import BuildfixerError
+from buildfixer.core.http_guard import refusal
 from buildfixer.view.assets import CONTENT_TYPES, STATIC, data_script, failure_script, static_file
 from buildfixer.view.attempt import attempt_page
 from buildfixer.view.runs import Source, find, index, instance_page, read_run, sources
@@ -70,13 +72,6 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
         _log.debug("%s %s", self.address_string(), format % args)
 
-    def _allowed(self) -> bool:
-        port = self.server.server_address[1]
-        host = (self.headers.get("Host") or "").lower()
-        if host not in (f"{HOST}:{port}", f"localhost:{port}"):
-            return False
-        return self.headers.get("Sec-Fetch-Site", "same-origin") in ("same-origin", "none")
-
     def _send(self, status: int, body: str | bytes, content_type: str) -> None:
         data = body.encode("utf-8") if isinstance(body, str) else body
         self.send_response(status)
@@ -94,7 +89,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.do_GET()
 
     def do_GET(self) -> None:  # noqa: N802 - http.server's naming
-        if not self._allowed():
+        if refusal(self.headers, HOST, self.server.server_address[1]) is not None:
             self._send(403, "forbidden: only the viewer's own pages may read the runs\n", "text/plain")
             return
         url = urlsplit(self.path)
