@@ -78,12 +78,13 @@ def bench(
     dataset: Path, out: Path, model: str, memory: Path | None, workers: int, toolset: str | None
 ) -> dict:
     env = dict(os.environ)
-    env.pop("BUILDFIXER_MEMORY", None)
-    env["BUILDFIXER_MEMORY"] = str(memory) if memory else str(out.parent / f"{out.name}-none.sqlite3")
+    # A run reads and writes its own memory: the warm one when named, else one in its run directory.
+    chosen = ["--memory", str(memory)] if memory else []
     only = [arg for row in map(json.loads, dataset.read_text().splitlines()) if row["split"] == "test"
             for arg in ("--only", row["instance_id"])]  # fmt: skip
     cmd = [sys.executable, "-m", "buildfixer", "bench", "run", str(dataset), "--agent", "pipeline",
-           "--model", model, "--workers", str(workers), "--out", str(out), "--json", *only]  # fmt: skip
+           "--model", model, "--workers", str(workers), "--out", str(out), "--json", *chosen,
+           *only]  # fmt: skip
     if toolset:
         cmd += ["--toolset", toolset]
     began = time.monotonic()

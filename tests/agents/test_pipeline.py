@@ -16,7 +16,7 @@ import pytest
 
 from buildfixer.agents.pipeline import MAX_TRIES
 from buildfixer.harness.attempt import AttemptConfig, AttemptResult, run_attempt
-from buildfixer.memory.store import Entry, FixMemory
+from buildfixer.memory.store import USER, Entry, FixMemory
 
 TEST = "from stats import mean\n\n\ndef test_mean():\n    assert mean([1, 2]) == 1.5\n"
 RIGHT = "def mean(values):\n    return sum(values) / len(values)\n"
@@ -159,6 +159,7 @@ def remembered(
                 build_system="python",
                 files=["stats.py"],
                 patch=patch,
+                origin=USER,  # the user's: taken in any repository (memory.trust)
             )
         )
     assert entry_id is not None

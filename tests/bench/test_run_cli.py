@@ -238,8 +238,9 @@ def test_two_workers_remember_every_repair(dataset_file, script_dir, tmp_path):
     ]  # fmt: skip
     (script_dir / "tinycalc-1.json").write_text(json.dumps(fix_operator))
     memory = tmp_path / "fixes.sqlite3"
-    env = {**os.environ, "BUILDFIXER_MEMORY": str(memory)}
-    args = ("--agent", "tool", "--model", f"scripted:{script_dir}", "--workers", "2", "--samples", "2")
+    env = {**os.environ, "BUILDFIXER_MEMORY": str(tmp_path / "fix-memory.sqlite3")}
+    args = ("--agent", "tool", "--model", f"scripted:{script_dir}", "--workers", "2", "--samples", "2",
+            "--memory", str(memory))  # fmt: skip
     proc = _bench_run(dataset_file, tmp_path / "out", *args, env=env)
     assert proc.returncode == 0, proc.stderr
     rows = read_results(tmp_path / "out" / "results.jsonl")
@@ -250,3 +251,4 @@ def test_two_workers_remember_every_repair(dataset_file, script_dir, tmp_path):
     # its instance and split (identical repairs of one instance are one entry).
     assert {(e.instance_id, e.patch) for e in entries} == {(r["instance_id"], r["patch"]) for r in rows}
     assert len(entries) == 2 and all(e.split == "test" and e.resolved for e in entries)
+    assert not (tmp_path / "fix-memory.sqlite3").exists()  # the memory `fix` reads: never written by a run

@@ -10,7 +10,7 @@ from env_repo import make_two_error_instance, tool_call
 
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.env import BuildRepairEnv
-from buildfixer.memory.store import Entry, FixMemory
+from buildfixer.memory.store import USER, Entry, FixMemory
 
 REMEMBERED = (
     "--- a/util.py\n+++ b/util.py\n@@ -1,2 +1,2 @@\n def double(value):\n-    return value + 2\n"
@@ -36,7 +36,7 @@ def test_an_example_is_rewarded_when_its_own_error_is_gone(
 ) -> None:
     memory = tmp_path / "memory.db"
     remembered = Entry(kind="repair", error=UTIL_ERROR, category="test_failure", build_system="python",
-                       files=["util.py"], patch=REMEMBERED)  # fmt: skip
+                       files=["util.py"], patch=REMEMBERED, origin=USER)  # fmt: skip
     with FixMemory(memory) as store:  # a fix remembered for the util error is offered with it
         store.add(remembered)
     monkeypatch.setenv("BUILDFIXER_MEMORY", str(memory))

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from buildfixer.harness.remember import knowledge_for
-from buildfixer.memory.store import Entry, FixMemory, default_path
+from buildfixer.memory.store import USER, Entry, FixMemory, default_path
 
 ERROR = "Execution failed: cannot find symbol WidgetFactory in Board.java"
 
@@ -17,8 +17,9 @@ def test_a_benchmark_instance_reads_only_what_predates_it_and_is_not_its_own(tmp
     with FixMemory(default_path(tmp_path)) as memory:
 
         def add(marker: str, **kw: object) -> None:
+            patch = f"PATCH-{marker}"
             memory.add(
-                Entry("repair", f"{ERROR} {marker}", patch=f"PATCH-{marker}", build_system="gradle", **kw)
+                Entry("repair", f"{ERROR} {marker}", patch=patch, build_system="gradle", origin=USER, **kw)
             )  # type: ignore[arg-type]
 
         add("own", instance_id="game-7", created_at="2023-01-01T00:00:00Z", split="train")
@@ -27,12 +28,12 @@ def test_a_benchmark_instance_reads_only_what_predates_it_and_is_not_its_own(tmp
         add("earlier", instance_id="game-1", created_at="2023-01-01T00:00:00Z", split="train")
         add("ours", created_at="2023-02-01T00:00:00Z")
     instance = {"instance_id": "game-7", "created_at": "2024-03-05T12:35:00+00:00", "split": "test"}
-    kb = knowledge_for(tmp_path, "gradle", instance)
+    kb = knowledge_for(default_path(tmp_path), "gradle", instance)
     assert kb is not None
     answer = kb.answer(ERROR)
     assert "PATCH-earlier" in answer and "PATCH-ours" in answer
     assert not any(f"PATCH-{m}" in answer for m in ("own", "later", "test"))
-    assert knowledge_for(tmp_path / "none", "gradle", instance) is None  # no memory: no backend
+    assert knowledge_for(default_path(tmp_path / "none"), "gradle", instance) is None  # no memory: no backend
 
 
 @pytest.mark.slow

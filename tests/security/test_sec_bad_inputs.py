@@ -100,6 +100,10 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Path:
     _write(w / "conf" / "timeout.toml", "timeout = -1\n")
     _write(w / "conf" / "samples.toml", "samples = 0\n")
     _write(w / "conf" / "inf.toml", "max_time = inf\n")
+    _write(w / "conf" / "trust.toml", "memory_trust = 'everyone'\n")
+    _write(w / "conf" / "trust-number.toml", "memory_trust = 3\n")
+    _write(w / "conf" / "memory-empty.toml", "memory = ''\n")
+    _write(w / "conf" / "memory-number.toml", "memory = 3\n")
     (w / "conf" / "a-dir.toml").mkdir()
     # A finished run directory (one line per attempt), for report and compare.
     row = {"instance_id": "tinycalc-0", "sample": 0, "resolved": True, "agent": "oracle",
@@ -257,6 +261,10 @@ CASES: dict[str, list[str]] = {
     "fix: config negative timeout": [*FIX, "--config", "{w}/conf/timeout.toml"],
     "fix: config max_time inf": [*FIX, "--config", "{w}/conf/inf.toml"],
     "fix: unknown option": [*FIX, "--colour", "blue"],
+    "fix: unknown memory trust": [*FIX, "--memory-trust", "everyone"],
+    "fix: empty memory trust": [*FIX, "--memory-trust", ""],
+    "fix: config unknown memory trust": [*FIX, "--config", "{w}/conf/trust.toml"],
+    "fix: config memory trust a number": [*FIX, "--config", "{w}/conf/trust-number.toml"],
     # -- bench validate ------------------------------------------------------------------------
     "validate: missing dataset": ["bench", "validate", "{w}/nope.jsonl"],
     "validate: empty dir": ["bench", "validate", "{w}/emptydir"],
@@ -331,6 +339,13 @@ CASES: dict[str, list[str]] = {
                               "--config", "{w}/conf/samples.toml"],
     "run: config is a dir": [*RUN,
                              "--config", "{w}/conf/a-dir.toml"],
+    "run: unknown memory trust": [*RUN, "--agent", "oracle", "--memory-trust", "everyone"],
+    "run: config unknown memory trust": [*RUN, "--agent", "oracle", "--config", "{w}/conf/trust.toml"],
+    "run: memory is a dir": [*RUN, "--agent", "oracle", "--memory", "{w}/emptydir"],
+    "run: memory under a file": [*RUN, "--agent", "oracle", "--memory", "{w}/file.txt/m.sqlite3"],
+    "run: memory not a database": [*RUN, "--agent", "oracle", "--memory", "{w}/file.txt"],
+    "run: config memory empty": [*RUN, "--agent", "oracle", "--config", "{w}/conf/memory-empty.toml"],
+    "run: config memory a number": [*RUN, "--agent", "oracle", "--config", "{w}/conf/memory-number.toml"],
     # -- bench report, compare -----------------------------------------------------------------
     "report: missing dir": ["bench", "report", "{w}/nope"],
     "report: a file": ["bench", "report", "{w}/file.txt"],

@@ -5,7 +5,8 @@
 2. A try: a remembered patch that applies to the workspace as it is is replayed first (a memory
    hit costs one build and no model call); otherwise, or when the replay does not fix the error,
    the policy repairs with the candidate in hand: a model with the `industrial` toolset and a
-   fresh context, or the recipes when the model is "recipes".
+   fresh context, or the recipes when the model is "recipes". Only entries of the trust domains
+   the attempt allows are candidates (by default this repository's and the user's: memory.trust).
 3. The workspace is built and, when it passes, judged. Passed and approved: done. A *distinct*
    error: the state is kept as the new starting point and the new error is handled with fresh
    candidates and a fresh context. The *same* error (or a rejected change): the try's changes
@@ -200,7 +201,8 @@ class _Loop:
         self.env.emit(
             "pipeline", {"error": len(self.records), "try": attempt.number, "candidate": attempt.candidate}
         )
-        if candidate is not None and candidate.kind != "note" and self._replay(candidate):
+        replayable = candidate is not None and candidate.kind != "note" and self._may_replay(candidate)
+        if candidate is not None and replayable and self._replay(candidate):
             attempt.replayed = True
             after = self._build()
             if after.status == "success" or not any(similar(record.error, e) for e in after.errors[:5]):
@@ -231,7 +233,8 @@ class _Loop:
                 budget = replace(budget, max_wall_s=left)
             loop = ToolLoop(self.model, env.toolset(), budget, progress=env.progress)
             first = pipeline_message(
-                self._repo(), describe(record.error), env.error_view(current), offer(candidate)
+                self._repo(), describe(record.error), env.error_view(current),
+                offer(candidate, env.memory.domain if env.memory is not None else None),
             )  # fmt: skip
             stop = loop.run(env.trajectory, PIPELINE_SYSTEM, first).stop
         attempt.policy_stop = stop.detail
@@ -253,6 +256,10 @@ class _Loop:
         if self.env.memory is not None and attempt.candidate is not None:
             with contextlib.suppress(BuildfixerError):  # a count lost is no reason to stop
                 self.env.memory.record_use(attempt.candidate, succeeded)
+
+    def _may_replay(self, candidate: Entry) -> bool:
+        """Whether the candidate's trust domain is one the attempt takes code from (memory.trust)."""
+        return self.env.memory is not None and self.env.memory.allows(candidate)
 
     def _replay(self, candidate: Entry) -> bool:
         """Apply a remembered patch when it applies as it is; False (nothing changed) otherwise."""
@@ -308,6 +315,6 @@ class _Loop:
         return stop
 
 
-def offer(candidate: Entry | None) -> str | None:
-    """A remembered fix as the loop's prompt shows it (None: no candidate)."""
-    return candidate.render(_PATCH_CHARS) if candidate is not None else None
+def offer(candidate: Entry | None, domain: str | None = None) -> str | None:
+    """A remembered fix as the loop's prompt shows it, its origin seen from `domain` (None: no candidate)."""
+    return candidate.render(_PATCH_CHARS, domain) if candidate is not None else None

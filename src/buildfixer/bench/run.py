@@ -40,6 +40,7 @@ MAX_SAMPLES = 1000  # attempts per instance: pass@k beyond this is a typo, and t
 MAX_WORKERS = 256
 
 RESULTS = "results.jsonl"
+RUN_MEMORY = "memory.sqlite3"  # a run's own fix memory, in its directory (see RunConfig.memory)
 _log = logging.getLogger(__name__)
 
 
@@ -55,6 +56,8 @@ class RunConfig(BaseModel):
         attempt_timeout_s: Hard limit of one attempt; the worker is killed after it.
         build_timeout_s: Limit of each build inside an attempt.
         backend: "local" (worker processes here) or "ray".
+        memory: The fix memory the attempts read and write; None: `memory.sqlite3` in the run
+            directory (`run_memory`), so a run on a dataset never writes to the memory `fix` reads.
     """
 
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
@@ -65,6 +68,7 @@ class RunConfig(BaseModel):
     attempt_timeout_s: float = Field(default=3600.0, gt=0, le=MAX_SECONDS)
     build_timeout_s: float = Field(default=900.0, gt=0, le=MAX_SECONDS)
     backend: str = "local"
+    memory: Path | None = None
 
     @field_validator("backend")
     @classmethod
@@ -85,7 +89,12 @@ class RunConfig(BaseModel):
             "mask": self.attempt.mask, "attempt": self.attempt.describe(), "samples": self.samples,
             "workers": self.workers, "attempt_timeout_s": self.attempt_timeout_s,
             "build_timeout_s": self.build_timeout_s, "backend": self.backend,
+            **({"memory": str(self.memory)} if self.memory is not None else {}),
         }  # fmt: skip
+
+    def run_memory(self, out: Path) -> Path:
+        """The fix memory of a run into `out`: the one named, else the run directory's own."""
+        return self.memory if self.memory is not None else out / RUN_MEMORY
 
     def comparable(self) -> dict[str, Any]:
         """What defines the results (samples, workers, timeouts and backend may change on resumption)."""
@@ -296,6 +305,7 @@ def run_one(
         "instance": instance, "sample": sample, "dataset_dir": str(dataset_dir), "attempt": attempt,
         "build_timeout_s": config.build_timeout_s, "cache_dir": str(cache_root()),
         "trajectory": str(trajectory), "sandbox": config.attempt.options.sandbox,
+        "memory": str(config.run_memory(out)),
     }  # fmt: skip
     with tempfile.TemporaryDirectory(prefix="bench-") as tmp:
         task_path, result_path = Path(tmp) / "task.json", Path(tmp) / "result.json"

@@ -27,6 +27,7 @@ from buildfixer.cli.settings import (
     MaxOutputOpt,
     MaxTimeOpt,
     MaxTokensOpt,
+    MemoryTrustOpt,
     NoSandboxOpt,
     OnlyOpt,
     SeedOpt,
@@ -128,6 +129,15 @@ def run(
     max_output_tokens: MaxOutputOpt = None,
     seed: SeedOpt = None,
     judge_model: JudgeModelOpt = None,
+    memory_trust: MemoryTrustOpt = "same",
+    memory: Annotated[
+        Path | None,
+        typer.Option(
+            help="The fix memory the run reads and writes (default: memory.sqlite3 in the run "
+            "directory; the memory `fix` uses is written only when named here).",
+            show_default=False,
+        ),
+    ] = None,
     samples: Annotated[int, typer.Option(help="Attempts per instance (pass@k up to this k).")] = 1,
     workers: WorkersOpt = None,
     attempt_timeout: Annotated[float, typer.Option(help="Hard limit of one attempt, in seconds.")] = 3600.0,
@@ -141,7 +151,7 @@ def run(
     """Run an agent on every instance (`samples` times), each attempt in a fresh workspace; resumable."""
     from buildfixer.cli import bench_commands  # lazy: the runner imports pydantic and every agent
 
-    run_keys = ("samples", "workers", "attempt_timeout", "build_timeout", "backend", "no_sandbox")
+    run_keys = ("samples", "workers", "attempt_timeout", "build_timeout", "backend", "no_sandbox", "memory")
     flags = {name: value for name, value in locals().items() if name in (*ATTEMPT_OPTIONS, *run_keys)}
     bench_commands.run(dataset, out, merged(ctx, config_file, flags), only, as_json)
 

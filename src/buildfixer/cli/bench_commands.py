@@ -20,17 +20,19 @@ from buildfixer.buildsys.options import BuildOptions
 from buildfixer.cli.commands import check_jdk
 from buildfixer.cli.settings import MAX_REPEATS, attempt_config, only_patterns, with_sandbox
 from buildfixer.core.errors import BuildfixerError
+from buildfixer.core.terminal import visible
 from buildfixer.harness.config import check_number, check_output_path, check_seconds, validated
 from buildfixer.llm.factory import check_instance_models, check_model
+from buildfixer.memory.store import FixMemory
 
 
 def result_line(result: ValidationResult) -> str:
-    """One line per instance: mark, id, time, and why it is invalid."""
+    """One line per instance: mark, id, time, and why it is invalid (build text: controls spelled out)."""
     mark = "✓" if result.valid else "✗"
     line = f"{mark} {result.instance_id}  ({result.duration_s:.1f} s)"
     if result.reasons:
         line += "  " + "; ".join(result.reasons)
-    return line
+    return visible(line)
 
 
 def selected(dataset: Path, only: list[str] | None) -> list[Instance]:
@@ -69,7 +71,7 @@ def validate(
         result: ValidationResult = data["result"]
         typer.echo(f"[{data['done']}/{data['total']}] {result_line(result)}")
         for warning in result.warnings:
-            typer.echo(f"    warning: {warning}")
+            typer.echo(f"    warning: {visible(warning)}")
 
     started = time.monotonic()
     results = validate_dataset(
@@ -91,6 +93,21 @@ def validate(
     return 0 if valid == len(results) else 1
 
 
+def check_memory(memory: Any) -> Path | None:
+    """A `bench run --memory` value (a path from the command line or a config file), absolute.
+
+    Raises:
+        BuildfixerError: Not a path, or a place no database file can be.
+    """
+    if memory is None:
+        return None
+    if not isinstance(memory, str | Path) or not str(memory).strip():
+        raise BuildfixerError(f"--memory must name a database file, got {memory!r}")
+    path = Path(memory).expanduser().absolute()
+    check_output_path("--memory", path, directory=False)
+    return path
+
+
 def run(dataset: Path, out: Path, values: dict[str, Any], only: list[str] | None, as_json: bool) -> None:
     """`bench run` with its merged option values: everything checked before anything is written.
 
@@ -105,6 +122,7 @@ def run(dataset: Path, out: Path, values: dict[str, Any], only: list[str] | None
         "attempt": attempt_config(values, options=options), "samples": values["samples"],
         "workers": values["workers"], "attempt_timeout_s": values["attempt_timeout"],
         "build_timeout_s": values["build_timeout"], "backend": values["backend"],
+        "memory": check_memory(values["memory"]),
     })  # fmt: skip
     if config.backend == "ray" and importlib.util.find_spec("ray") is None:
         raise BuildfixerError("the ray backend needs Ray: pip install 'buildfixer[ray]'")
@@ -117,6 +135,8 @@ def run(dataset: Path, out: Path, values: dict[str, Any], only: list[str] | None
             raise BuildfixerError(f"the {config.agent} agent needs a model (--model openai/gpt-4.1, ...)")
         kwargs = config.attempt.model_settings.model_kwargs()
         check_instance_models(config.attempt.model, [i["instance_id"] for i in instances], **kwargs)
+    if config.memory is not None and config.memory.exists():
+        FixMemory(config.memory).close()  # one that is no fix memory: refused before any attempt
     rows = run_with_progress(instances, dataset_dir(dataset), config, out, config.workers, config.backend)
     resolved = sum(r["resolved"] for r in rows)
     if as_json:

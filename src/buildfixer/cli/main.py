@@ -28,6 +28,7 @@ from buildfixer.cli.settings import (
     MaxOutputOpt,
     MaxTimeOpt,
     MaxTokensOpt,
+    MemoryTrustOpt,
     ModelOpt,
     NoSandboxOpt,
     SeedOpt,
@@ -37,6 +38,7 @@ from buildfixer.cli.settings import (
 )
 from buildfixer.cli.view import view_app
 from buildfixer.core.errors import BuildfixerError
+from buildfixer.core.terminal import visible
 
 app = typer.Typer(
     name="buildfixer",
@@ -151,6 +153,7 @@ def fix(
     max_output_tokens: MaxOutputOpt = None,
     seed: SeedOpt = None,
     judge_model: JudgeModelOpt = None,
+    memory_trust: MemoryTrustOpt = "same",
     jdk: Annotated[int | None, typer.Option(help="Start from this major JDK version.")] = None,
     timeout: Annotated[float, typer.Option(help="Limit of each build, in seconds.")] = 1800.0,
     offline: Annotated[bool, typer.Option(help="No network for the build tool.")] = False,
@@ -245,8 +248,8 @@ def main() -> None:
 
 
 def one_line(message: str) -> str:
-    """A message on one line: a provider's or a parser's text may hold line breaks."""
-    return " ".join(message.split()) or "unknown error"
+    """A message on one line: a provider's or a parser's text may hold line breaks (and controls)."""
+    return visible(" ".join(message.split())) or "unknown error"
 
 
 if __name__ == "__main__":

@@ -30,7 +30,7 @@ def add(
     build_system: Annotated[str | None, typer.Option(help="gradle, maven, python or npm.")] = None,
     db: DbOpt = None,
 ) -> None:
-    """Remember one fix (--patch) or note (--note) for an error."""
+    """Remember one fix (--patch) or note (--note) for an error, as yours: `fix` may replay it anywhere."""
     from buildfixer.cli import memory_commands
 
     memory_commands.add(error, patch, note, category, build_system, db)
@@ -43,7 +43,11 @@ def import_(
     ],
     db: DbOpt = None,
 ) -> None:
-    """Add entries: a dataset's gold patches (train split only), an export, or notes (*.md, *.txt)."""
+    """Add entries: a dataset's gold patches (train split only), an export, or notes (*.md, *.txt).
+
+    Imported entries count as yours (added on purpose, whatever origin an export recorded): `fix`
+    may replay their patches in any of your projects. Import only files you trust.
+    """
     from buildfixer.cli import memory_commands
 
     memory_commands.import_(source, db)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 
 import typer
@@ -12,9 +13,10 @@ import typer
 from buildfixer.buildsys.project import SYSTEMS
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.core.paths import cache_root
+from buildfixer.core.terminal import visible
 from buildfixer.memory.select import rank
 from buildfixer.memory.sources import read_entries
-from buildfixer.memory.store import Entry, FixMemory, default_path
+from buildfixer.memory.store import USER, Entry, FixMemory, default_path
 
 
 def default_db() -> Path:
@@ -47,20 +49,24 @@ def add(error: str, patch: Path | None, note: str | None, category: str | None, 
     if patch is not None:
         text = read_patch(patch)
         files = [change.path for change in parse_patch(text)]
-        entry = Entry("repair", error, category, system, files, text)
+        entry = Entry("repair", error, category, system, files, text, origin=USER)
     else:
-        entry = Entry("note", error, category, system, [], note or "")
+        entry = Entry("note", error, category, system, [], note or "", origin=USER)
     with _open(db) as memory:
         added = memory.add(entry)
     typer.echo(f"added entry {added}" if added else "already remembered")
 
 
 def import_(source: Path, db: Path | None) -> None:
-    """`memory import`: test and validation splits are never imported (they would leak into benchmarks)."""
+    """`memory import`: test and validation splits are never imported (they would leak into benchmarks).
+
+    What is imported is the user's (origin `user`, whatever origin an export recorded): the user
+    asked for this file, so its patches may be replayed in any of their projects.
+    """
     if not source.exists():
         raise BuildfixerError(f"no such file or directory: {source}")
     entries = read_entries(source)
-    kept = [e for e in entries if e.split in (None, "train")]
+    kept = [replace(e, origin=USER) for e in entries if e.split in (None, "train")]
     with _open(db) as memory:
         added = memory.add_many(kept)
     skipped = len(entries) - len(kept)
@@ -84,11 +90,12 @@ def search(error: str, limit: int, system: str | None, db: Path | None, as_json:
     for hit in hits:
         first = hit.error.splitlines()[0][:100]
         record = f"used {hit.uses}, worked {hit.successes}"
-        typer.echo(
-            f"#{hit.id} {hit.kind} [{hit.build_system or '-'}/{hit.category or '-'}] {record}: {first}"
-        )
+        # Remembered errors and file names come from builds, models and imported files.
+        where = f"{hit.build_system or '-'}/{hit.category or '-'}"
+        typer.echo(visible(f"#{hit.id} {hit.kind} [{where}] {record}: {first}"))
         if hit.files:
-            typer.echo(f"    files: {', '.join(hit.files[:5])}")
+            typer.echo(visible(f"    files: {', '.join(hit.files[:5])}"))
+        typer.echo(visible(f"    origin: {hit.origin or 'unknown (an older entry)'}"))
 
 
 def stats(db: Path | None, as_json: bool) -> None:
@@ -101,9 +108,10 @@ def stats(db: Path | None, as_json: bool) -> None:
     typer.echo(
         f"{numbers['entries']} entries, offered {numbers['uses']} times, {numbers['successes']} worked"
     )
-    for key in ("by_kind", "by_build_system", "by_category"):
+    for key in ("by_kind", "by_build_system", "by_category", "by_origin"):
         parts = ", ".join(f"{name} {count}" for name, count in numbers[key].items())
-        typer.echo(f"  {key.removeprefix('by_').replace('_', ' ')}: {parts or '-'}")
+        # Categories and origins (a repository's remote URL) come from builds and projects.
+        typer.echo(visible(f"  {key.removeprefix('by_').replace('_', ' ')}: {parts or '-'}"))
 
 
 def export(out: Path, db: Path | None) -> None:

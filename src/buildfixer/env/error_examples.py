@@ -18,7 +18,8 @@ from buildfixer.agents.pipeline import describe, offer, similar
 from buildfixer.agents.prompts import PIPELINE_SYSTEM, pipeline_message
 from buildfixer.core.build_result import BuildError, BuildResult
 from buildfixer.core.errors import BuildfixerError
-from buildfixer.harness.remember import knowledge_for
+from buildfixer.harness.remember import knowledge_for, memory_path
+from buildfixer.memory.trust import instance_domain
 from buildfixer.tools.build_support import format_build_output
 from buildfixer.tools.context import ToolContext
 
@@ -64,14 +65,15 @@ def focused_start(
         )
     error = errors[index]
     candidate = None
-    memory = knowledge_for(ctx.options.cache_dir, ctx.build_system, instance)
+    domain = instance_domain(key[0])  # the episode's repository, as a dataset names it
+    memory = knowledge_for(memory_path(ctx.options.cache_dir), ctx.build_system, instance, domain=domain)
     if memory is not None:
         others = "\n".join(describe(e) for e in errors if e is not error)
         found = memory.candidates(describe(error), error.category, limit=1, context=others)
         candidate = found[0] if found else None
     repo = Path(str(instance.get("repo") or ctx.root)).name.removesuffix(".bundle")
     view = format_build_output(ctx, failure, "condensed")
-    first = pipeline_message(repo, describe(error), view, offer(candidate))
+    first = pipeline_message(repo, describe(error), view, offer(candidate, domain))
     start = (error, [{"role": "system", "content": PIPELINE_SYSTEM}, {"role": "user", "content": first}])
     _STARTS[(*key, index)] = start
     return start

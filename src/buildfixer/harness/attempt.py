@@ -24,7 +24,7 @@ from buildfixer.core.protocols import Model
 from buildfixer.core.stops import Stop, StopKind
 from buildfixer.harness import grading
 from buildfixer.harness.config import AttemptConfig
-from buildfixer.harness.remember import knowledge_for
+from buildfixer.harness.remember import knowledge_for, memory_path
 from buildfixer.judge.judge import judge_patch
 from buildfixer.llm import factory
 from buildfixer.memory.sources import error_summary
@@ -118,7 +118,10 @@ def run_attempt(
     began = time.monotonic()
     agent = get_agent(config.agent_name())
     ctx = make_context(root, config, system)
-    memory = knowledge_for(config.options.cache_dir, ctx.build_system, instance)
+    memory = knowledge_for(
+        memory_path(config.options.cache_dir, config.memory_path), ctx.build_system, instance,
+        domain=config.memory_domain, trust=config.memory_trust,
+    )  # fmt: skip
     ctx.knowledge = ctx.knowledge or memory
     ctx.ledger = EditLedger.open(root)
     trajectory = Trajectory(config.trajectory_path)

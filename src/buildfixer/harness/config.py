@@ -29,6 +29,7 @@ from buildfixer.agents.registry import get_agent
 from buildfixer.buildsys.options import BuildOptions
 from buildfixer.buildsys.sandbox import SANDBOXES
 from buildfixer.core.errors import BuildfixerError
+from buildfixer.memory.trust import DEFAULT_TRUST, TRUST_LEVELS
 from buildfixer.tools.presets import MASK_MODES, PRESETS
 
 Model = TypeVar("Model", bound=BaseModel)
@@ -162,6 +163,11 @@ class AttemptConfig(BaseModel):
             undone before the verdict build.
         judge_model: A model that judges a resolved repair's patch besides the judge's rules
             (judge.llm_judge); None: the rules alone.
+        memory_trust: Whose remembered fixes the attempt may replay or be shown (memory.trust):
+            same (this repository's and the user's), user (the user's only) or any.
+        memory_path: The fix memory read and written (None: the default one, in the cache).
+        memory_domain: The trust domain of the repository repaired (memory.trust), what its
+            repair is remembered under; None: unknown (only the user's entries are taken).
     """
 
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
@@ -180,6 +186,14 @@ class AttemptConfig(BaseModel):
     trajectory_path: Path | None = None
     frozen: set[str] = Field(default_factory=set)
     judge_model: str | None = None
+    memory_trust: str = DEFAULT_TRUST
+    memory_path: Path | None = None
+    memory_domain: str | None = None
+
+    @field_validator("memory_trust")
+    @classmethod
+    def _known_trust(cls, value: str) -> str:
+        return _one_of("memory trust", value, TRUST_LEVELS)
 
     @field_validator("agent")
     @classmethod
@@ -263,6 +277,7 @@ class AttemptConfig(BaseModel):
             "guidance": self.guidance, "build_output": self.build_output, "first_error": self.first_error,
             "budget": dict(self.budget.__dict__), "model_settings": self.model_settings.model_dump(),
             **({"judge_model": self.judge_model} if self.judge_model else {}),  # older runs have none
+            **({"memory_trust": self.memory_trust} if self.memory_trust != DEFAULT_TRUST else {}),
         }  # fmt: skip
 
     @classmethod

@@ -29,8 +29,9 @@ from buildfixer.harness.pull_request import (
     open_pull_request,
     repository_of,
 )
-from buildfixer.harness.remember import remember
+from buildfixer.harness.remember import memory_path, remember
 from buildfixer.llm.factory import check_model
+from buildfixer.memory.trust import repository_domain
 from buildfixer.workspace.git import git, git_bytes, literal
 from buildfixer.workspace.owners import owner_is_dead
 from buildfixer.workspace.workspace import Workspace
@@ -86,6 +87,8 @@ def fix_project(
     for state in (config.options.cache_dir / "state").glob("ws-*"):
         if owner_is_dead(state.name.rsplit("-", 1)[0]):
             discard_state(state)
+    # The repository the repair is learned on, and whose remembered fixes it may replay (memory.trust).
+    config.memory_domain = config.memory_domain or repository_domain(project)
     workspace = Workspace.from_directory(project, cache_dir=config.options.cache_dir)
     config.frozen = set(workspace.protected)
     try:
@@ -97,7 +100,10 @@ def fix_project(
         tree = workspace.write_tree()
         patch = workspace.diff(changed, tree=tree)
         judge_attempt(attempt, patch, config)  # a repair removing tests or checks is never copied back
-        remember(attempt.initial, attempt.resolved, edited, patch, config.options.cache_dir)
+        remember(
+            attempt.initial, attempt.resolved, edited, patch,
+            memory_path(config.options.cache_dir, config.memory_path), origin=config.memory_domain,
+        )  # fmt: skip
         applied, conflict, pull = False, "", None
         if attempt.resolved and changed and repository is not None:
             root, folder = repository
