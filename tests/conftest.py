@@ -10,8 +10,11 @@ import pytest
 if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
 
-# Every test run shares one cache (dependency downloads are slow) but never the user's own.
+# Every test run shares one cache (dependency downloads are slow) but never the user's own, and
+# the fixture projects (all ours) share one set of dependency caches; the default, a set per
+# project, is what tests/security/test_sec_cache_domains.py checks.
 os.environ.setdefault("BUILDFIXER_CACHE_DIR", str(Path(__file__).resolve().parent.parent / ".cache" / "test"))
+os.environ.setdefault("BUILDFIXER_CACHE_DOMAIN", "shared")
 
 
 @pytest.fixture

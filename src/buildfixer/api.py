@@ -24,7 +24,7 @@ from buildfixer.bench.report import build_report
 from buildfixer.bench.run import RunConfig, run_benchmark
 from buildfixer.bench.rundir import Run, load_run
 from buildfixer.buildsys.analyzed import build_and_analyze
-from buildfixer.buildsys.options import BuildOptions
+from buildfixer.buildsys.options import BuildOptions, project_domain
 from buildfixer.core.build_result import BuildResult
 from buildfixer.harness.config import AttemptConfig, validated
 from buildfixer.harness.fix import FixOutcome, fix_project
@@ -38,7 +38,7 @@ __all__ = [
 
 def build(path: str | Path, options: BuildOptions | None = None) -> BuildResult:
     """Run the project's build (detected) and read its failure into errors, root error first."""
-    return build_and_analyze(Path(path), options or BuildOptions())[0]
+    return build_and_analyze(Path(path), options or BuildOptions(trust_domain=project_domain(Path(path))))[0]
 
 
 def analyze(log: str | Path) -> Analysis:

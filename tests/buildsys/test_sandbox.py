@@ -7,10 +7,7 @@ from pathlib import Path
 import pytest
 
 from buildfixer.buildsys.options import BuildOptions
-from buildfixer.buildsys.project import build_project, stop_daemons
-from buildfixer.buildsys.runner import BuildStep, run_steps
-from buildfixer.buildsys.sandbox import Bubblewrap
-from buildfixer.core.protocols import Confinement
+from buildfixer.buildsys.project import build_project, run_in_sandbox, stop_daemons
 from buildfixer.examples import materialize_base
 
 PROBE = r"""
@@ -34,13 +31,12 @@ def test_sandbox_allows_only_the_project_and_no_network(tmp_path: Path) -> None:
     project = tmp_path / "project"
     project.mkdir()
     outside = tmp_path / "outside.txt"
-    argv = Bubblewrap().wrap(
-        [sys.executable, "-c", PROBE, str(outside)], Confinement(writable=(project,), network=False)
-    )
     log = tmp_path / "log.txt"
-    result = run_steps(
-        [BuildStep(argv)], cwd=project, env=dict(os.environ), log_path=log, timeout_s=60, owner="t-sb"
-    )
+    options = BuildOptions(cache_dir=tmp_path / "cache", offline=True)
+    result = run_in_sandbox(
+        project, options, [sys.executable, "-c", PROBE, str(outside)], env=dict(os.environ), log_path=log,
+        timeout_s=60, owner="t-sb",
+    )  # fmt: skip
     text = log.read_text()
     assert result.exit_code == 0, text
     assert (project / "inside.txt").read_text() == "ok"

@@ -292,7 +292,8 @@ def dist_info(site: Path, name: str, version: str, top_level: str | None, record
 
 
 def test_python_module_to_distribution(options: BuildOptions, isolated_python: None) -> None:
-    site = options.cache_dir / "state" / "proj-1" / "venv" / "lib" / "python3.11" / "site-packages"
+    venv = options.cache_dir / "state" / "proj-1" / "sandbox" / "venv"
+    site = venv / "lib" / "python3.11" / "site-packages"
     dist_info(site, "PyYAML", "6.0.1", "_yaml\nyaml\n")
     dist_info(
         site, "python_dateutil", "2.9.0", None, "dateutil/__init__.py,sha256=x,1\ndateutil/tz/tz.py,,\n"

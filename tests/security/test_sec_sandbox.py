@@ -146,7 +146,7 @@ def test_shell_cannot_reach_host_loopback(offline: bool, tmp_path: Path, home: P
 
 def test_shell_cannot_see_the_project_daemon_registry(tmp_path: Path, home: Path) -> None:
     ctx, run = shell(tmp_path)
-    registry = ctx.options.state_for(ctx.root) / "gradle-daemons" / "4.4.1" / "registry.bin"
+    registry = ctx.options.sandbox_state_for(ctx.root) / "gradle-daemons" / "4.4.1" / "registry.bin"
     registry.parent.mkdir(parents=True)
     registry.write_text(CANARY)
     assert CANARY not in run.call({"shell_command": f"cat {registry}; ls -R {registry.parent.parent}"})
@@ -193,13 +193,11 @@ def test_killing_buildfixer_kills_its_sandboxes(tmp_path: Path, home: Path) -> N
     script = (
         "import sys, os\nfrom pathlib import Path\n"
         "from buildfixer.buildsys.options import BuildOptions\n"
-        "from buildfixer.buildsys.runner import BuildStep, run_steps\n"
-        "from buildfixer.buildsys.sandbox import confine\n"
+        "from buildfixer.buildsys.project import run_in_sandbox\n"
         f"p = Path({str(project)!r})\n"
-        f"argv = confine(['sh', '-c', 'setsid sleep 88{token} & touch started; exec sleep 600'], p, "
-        f"BuildOptions(cache_dir=Path({str(tmp_path / 'cache')!r})))\n"
-        "run_steps([BuildStep(argv)], cwd=p, env={'PATH': os.environ['PATH']}, log_path=p / 'log', "
-        "timeout_s=600, owner='t-kill')\n"
+        f"argv = ['sh', '-c', 'setsid sleep 88{token} & touch started; exec sleep 600']\n"
+        f"run_in_sandbox(p, BuildOptions(cache_dir=Path({str(tmp_path / 'cache')!r})), argv, "
+        "env={'PATH': os.environ['PATH']}, log_path=p.parent / 'log', timeout_s=600, owner='t-kill')\n"
     )
     proc = subprocess.Popen([sys.executable, "-c", script])
     try:

@@ -22,11 +22,12 @@ from typing import Any
 from buildfixer.bench.dataset import Instance, checkout
 from buildfixer.bench.executor import execute
 from buildfixer.buildsys.analyzed import build_and_analyze
-from buildfixer.buildsys.options import BuildOptions
+from buildfixer.buildsys.options import BuildOptions, cache_domain
 from buildfixer.buildsys.project import stop_daemons
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.core.progress import Progress, emit
 from buildfixer.harness import grading
+from buildfixer.memory.trust import instance_domain
 from buildfixer.workspace.git import git
 from buildfixer.workspace.workspace import Workspace
 
@@ -103,6 +104,9 @@ def _options_for(instance: Instance, options: BuildOptions) -> BuildOptions:
         as_of=instance.as_of if instance.as_of is not None else options.as_of,
         extra_env=dict(options.extra_env),
         state_dir=None,
+        trust_domain=cache_domain(instance_domain(instance.repo))
+        if options.trust_domain is None
+        else options.trust_domain,
     )
 
 

@@ -18,13 +18,14 @@ import traceback
 from pathlib import Path
 from typing import Any
 
-from buildfixer.buildsys.options import BuildOptions
+from buildfixer.buildsys.options import BuildOptions, cache_domain
 from buildfixer.buildsys.project import stop_daemons
 from buildfixer.buildsys.runner import kill_owned
 from buildfixer.core.stops import Stop, StopKind
 from buildfixer.harness.attempt import AttemptConfig, judge_attempt, run_attempt
 from buildfixer.harness.remember import remember
 from buildfixer.llm.factory import model_for_instance
+from buildfixer.memory.trust import instance_domain
 from buildfixer.workspace.workspace import Workspace
 
 # The owner token of the builds this attempt runs (see build.runner.kill_owned), once known.
@@ -45,13 +46,18 @@ def _watch_parent(parent: int) -> None:
     _die(1)
 
 
-def _workspace(task: dict[str, Any]) -> Workspace:
-    """The instance's failing commit, checked out from the shared mirror."""
-    instance = task["instance"]
-    repo = instance["repo"]
+def _source(task: dict[str, Any]) -> str:
+    """The instance's repository: a URL, or a path (relative ones are in the dataset's folder)."""
+    repo = str(task["instance"]["repo"])
     if "://" not in repo and not Path(repo).is_absolute():
         repo = str((Path(task["dataset_dir"]) / repo).resolve())
-    return Workspace.acquire(repo, instance["base_commit"], cache_dir=Path(task["cache_dir"]))
+    return repo
+
+
+def _workspace(task: dict[str, Any]) -> Workspace:
+    """The instance's failing commit, checked out from the shared mirror."""
+    instance, cache_dir = task["instance"], Path(task["cache_dir"])
+    return Workspace.acquire(_source(task), instance["base_commit"], cache_dir=cache_dir)
 
 
 def run_task(task: dict[str, Any]) -> dict[str, Any]:
@@ -64,12 +70,18 @@ def run_task(task: dict[str, Any]) -> dict[str, Any]:
         tasks=_tasks(instance.get("build_command")),
         cache_dir=Path(task["cache_dir"]),
         as_of=instance.get("as_of"),  # the world the instance was curated in
+        trust_domain=cache_domain(instance_domain(_source(task))),  # caches of its repository's runs
     )
     if task.get("sandbox"):  # the run's choice (--no-sandbox gives "none"); else the default
         options.sandbox = task["sandbox"]
     portable = dict(task["attempt"])
     portable["model"] = model_for_instance(portable["model"], instance["instance_id"])  # per-instance scripts
-    config = AttemptConfig.from_portable(portable, options=options, trajectory_path=Path(task["trajectory"]))
+    # The run's own memory (never the one `fix` reads, unless the run was told so: `--memory`),
+    # and the instance's trust domain (memory.trust): what it learns is never `fix`'s "same".
+    config = AttemptConfig.from_portable(
+        portable, options=options, trajectory_path=Path(task["trajectory"]), memory_path=Path(task["memory"]),
+        memory_domain=instance_domain(_source(task)),
+    )  # fmt: skip
     workspace = _workspace(task)
     _OWNER.append(options.owner_token(workspace.root))
     try:
@@ -79,7 +91,10 @@ def run_task(task: dict[str, Any]) -> dict[str, Any]:
         )
         patch = workspace.diff(attempt.edited)  # the repair alone (what the verdict judged)
         judge_attempt(attempt, patch, config)  # resolved by removing tests or checks: `hacked`
-        remember(attempt.initial, attempt.resolved, attempt.edited, patch, options.cache_dir, instance)
+        remember(
+            attempt.initial, attempt.resolved, attempt.edited, patch, Path(task["memory"]), instance,
+            origin=config.memory_domain,
+        )  # fmt: skip
     finally:
         stop_daemons(workspace.root, options)
         workspace.release()

@@ -139,15 +139,14 @@ def plan(project: Path, options: BuildOptions, jdk: Jdk | None) -> Plan:
 def daemon_registry(project: Path, options: BuildOptions) -> Path:
     """Where the project's Gradle daemons register (their port and their secret token).
 
-    A sandboxed build's daemon lives in its sandbox session, and its registry in the project's
-    state, which the sandbox may write. An unsandboxed daemon (`--no-sandbox`) registers in
+    A sandboxed build's daemon lives in its sandbox session, and its registry in the sandbox's
+    part of the project's state. An unsandboxed daemon (`--no-sandbox`) registers in
     buildfixer's cache instead, which no sandbox sees: code in a sandbox that found its token
     could hand it a build to run unconfined.
     """
-    state = options.state_for(project)
     if options.sandbox != "none":
-        return state / "gradle-daemons"
-    return options.cache_dir / "daemons" / state.name
+        return options.sandbox_state_for(project) / "gradle-daemons"
+    return options.cache_dir / "daemons" / options.state_for(project).name
 
 
 # The first Gradle release that runs on each Java version (Gradle's compatibility matrix).

@@ -36,7 +36,7 @@ def plan(project: Path, options: BuildOptions, jdk: Jdk | None) -> Plan:
     goals = options.tasks or ["package"]
     if not options.warm and "clean" not in goals:
         goals = ["clean", *goals]
-    flags = ["-B", "-ntp", f"-Dmaven.repo.local={options.cache_dir / 'm2' / 'repository'}"]
+    flags = ["-B", "-ntp", f"-Dmaven.repo.local={options.shared_cache('m2') / 'repository'}"]
     if options.offline:
         flags.append("-o")
     system_version = version_from_jar_dir("mvn", "maven-core")

@@ -77,8 +77,13 @@ _registered: dict[Path, int] = {}
 _lock = threading.Lock()
 
 
-def join_prefix(online: bool, allowed: tuple[str, ...] = ()) -> list[str]:
-    """The command prefix that runs what follows in the shared namespace (online: `allowed` hosts)."""
+def join_prefix(online: bool, allowed: tuple[str, ...] = (), as_user: bool = True) -> list[str]:
+    """The command prefix that runs what follows in the shared namespace (online: `allowed` hosts).
+
+    With `as_user` it also joins the holder's user namespace (a caller that is not root needs it
+    to enter the network namespace); root joins the network namespace alone, so that what follows
+    keeps the host's credentials and can become the sandbox's own unprivileged uid.
+    """
     nsenter = executable("nsenter")
     if nsenter is None:
         raise BuildfixerError("sandboxes need nsenter (apt-get install util-linux)")
@@ -86,7 +91,8 @@ def join_prefix(online: bool, allowed: tuple[str, ...] = ()) -> list[str]:
     with _lock:
         _register(directory, allowed)
         pid, net = _running_holder(directory) or _start_holder(directory)
-    join = [nsenter, "--target", str(pid), "--user", "--net", "--preserve-credentials", "--"]
+    user = ["--user", "--preserve-credentials"] if as_user else []
+    join = [nsenter, "--target", str(pid), *user, "--net", "--"]
     return [*join, "/bin/sh", "-c", _CHECK, f"net:[{net}]"]
 
 

@@ -93,12 +93,13 @@ def plan(project: Path, options: BuildOptions, jdk: Jdk | None) -> Plan:
         # Without a lockfile, `npm install` would write one into the project: a change to the
         # workspace nobody made, and a new dependency digest that reinstalls on the next build.
         install += [] if has_lock else ["--no-package-lock"]
-        install += ["--cache", str(options.cache_dir / "npm")]
+        install += ["--cache", str(options.shared_cache("npm"))]
         install += ["--offline"] if options.offline else []
         install += [f"--before={as_of}"] if as_of and not has_lock else []
     else:
         assert corepack is not None
-        enable, run, install, env = _corepack_plan(corepack, manager, state, options)
+        shims_state = options.sandbox_state_for(project)
+        enable, run, install, env = _corepack_plan(corepack, manager, shims_state, options)
         tools[manager] = "via corepack"
         notes.append(
             f"the project uses {manager}: installed and run with {manager} through corepack"
@@ -129,37 +130,37 @@ def plan(project: Path, options: BuildOptions, jdk: Jdk | None) -> Plan:
     if not steps:  # warm, installed, nothing to run: check the installation is still sound
         steps.append(BuildStep([npm, "ls", "--depth=0"]))
     # Every npm call (scripts too, not only the install) keeps its cache and debug logs with ours.
-    env = {"npm_config_cache": str(options.cache_dir / "npm"), **env}
+    env = {"npm_config_cache": str(options.shared_cache("npm")), **env}
     return Plan("npm", steps, env, tools, notes)
 
 
 def _corepack_plan(
-    corepack: str, manager: str, state: Path, options: BuildOptions
+    corepack: str, manager: str, sandbox_state: Path, options: BuildOptions
 ) -> tuple[BuildStep, list[str], list[str], dict[str, str]]:
     """Enable step, launcher, install command and environment of a pnpm or yarn project.
 
     corepack fetches the package manager from the npm registry (once, into our cache) and puts
     a `pnpm`/`yarn` shim on PATH, which the project's own scripts call too.
     """
-    shims = state / "corepack-bin"
+    shims = sandbox_state / "corepack-bin"
     shims.mkdir(parents=True, exist_ok=True)
     enable = BuildStep([corepack, "enable", "--install-directory", str(shims), manager])
     run = [str(shims / manager)]
     env = {
-        "COREPACK_HOME": str(options.cache_dir / "corepack"),
+        "COREPACK_HOME": str(options.shared_cache("corepack")),
         "COREPACK_ENABLE_DOWNLOAD_PROMPT": "0",
         "COREPACK_ENABLE_AUTO_PIN": "0",  # never write `packageManager` into the project
         # The version this corepack knows (and can verify); "latest" may be signed with keys
         # newer than it knows, which fails the download. A `packageManager` field still wins.
         "COREPACK_DEFAULT_TO_LATEST": "0",
-        "YARN_CACHE_FOLDER": str(options.cache_dir / "yarn"),
+        "YARN_CACHE_FOLDER": str(options.shared_cache("yarn")),
         "PATH": f"{shims}{os.pathsep}{os.environ.get('PATH', '')}",
     }
     if options.offline:
         env["COREPACK_ENABLE_NETWORK"] = "0"
     install = [*run, "install"]
     if manager == "pnpm":
-        install += ["--frozen-lockfile", "--store-dir", str(options.cache_dir / "pnpm-store")]
+        install += ["--frozen-lockfile", "--store-dir", str(options.shared_cache("pnpm-store"))]
     if options.offline:
         install.append("--offline")
     return enable, run, install, env

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import hashlib
+import os
+import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -28,6 +30,32 @@ def parse_as_of(value: str) -> datetime:
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
     return moment.astimezone(UTC)
+
+
+def domain_folder(domain: str) -> str:
+    """A trust domain's folder name: readable, and unique by a digest of the whole name."""
+    readable = re.sub(r"[^A-Za-z0-9._-]+", "-", domain.rsplit("/", 1)[-1]).strip("-.")[:40] or "domain"
+    return f"{readable}-{hashlib.sha256(domain.encode()).hexdigest()[:12]}"
+
+
+def cache_domain(default: str) -> str | None:
+    """The trust domain whose caches a build uses: `default` (a project's, an instance's).
+
+    `BUILDFIXER_CACHE_DOMAIN` names another; `shared` gives None: every build that leaves its
+    domain to this shares one set of caches (for projects the user trusts alike).
+    """
+    chosen = os.environ.get("BUILDFIXER_CACHE_DOMAIN", "").strip()
+    if chosen == "shared":
+        return None
+    return chosen or default
+
+
+def project_domain(project: Path) -> str | None:
+    """The cache domain of builds of a project folder: the folder itself.
+
+    Never its `.git`, which the project writes: a hostile one would name another project's remote.
+    """
+    return cache_domain(f"path:{project.resolve()}")
 
 
 @dataclass
@@ -60,6 +88,10 @@ class BuildOptions:
             the dynamic ones (ranges, `1.+`, SNAPSHOTs) when the caller runs it first.
         max_builds: At most this many builds at once on this machine with this cache directory
             (buildsys.slots; every process counts); None: no cap. Waiting is not build time.
+        trust_domain: Whose dependency caches the build uses (`shared_cache`): builds of one
+            domain share caches, other domains never see them. The commands set it per project
+            (`fix` and `build`: the project's folder; `bench`: the instance's repository);
+            None shares the caches of every build that leaves it unset (trusted code only).
     """
 
     jdk: int | None = None
@@ -74,24 +106,48 @@ class BuildOptions:
     sandbox: str = "bubblewrap"
     as_of: str | None = None
     max_builds: int | None = None
+    trust_domain: str | None = None
 
     def state_for(self, project: Path) -> Path:
-        """The state directory of a project: explicit, or keyed by its absolute path."""
+        """The state directory of a project: explicit, or keyed by its absolute path.
+
+        buildfixer's own part of it (logs, warm-state stamps) is never visible to a sandbox;
+        what builds may write lives in `sandbox_state_for`, a folder inside it.
+        """
         if self.state_dir is not None:
             return self.state_dir
         key = hashlib.sha256(str(project.resolve()).encode()).hexdigest()[:16]
         return self.cache_dir / "state" / f"{project.resolve().name}-{key}"
 
+    def sandbox_state_for(self, project: Path) -> Path:
+        """The part of a project's state its builds write (venv, daemon registry, corepack's shims).
+
+        The only part a sandbox sees: buildfixer reads and writes its own files (logs, stamps)
+        in the folder above, where a link planted by a build can never be.
+        """
+        return self.state_for(project) / "sandbox"
+
+    def shared_cache(self, name: str) -> Path:
+        """A dependency cache (`gradle`, `m2`, `npm`, `pip`, ...) of the builds of this trust domain.
+
+        What a build writes there (a jar, a package, a Gradle distribution) is used by the next
+        build that reads it: sharing a cache is trusting every build that writes it. So each
+        trust domain has caches of its own, under `domains/`, and unsandboxed builds
+        (`--no-sandbox`) have their own too: nothing a sandboxed build wrote ever runs outside a
+        sandbox. For Gradle there is one more reason: Gradle processes on one home take turns on
+        its locks by pinging each other on loopback, which a sandbox's network namespace does not
+        share with the host's (each side would wait a minute and fail).
+        """
+        if self.sandbox == "none":
+            return self.cache_dir / f"{name}-unsandboxed"
+        if self.trust_domain is None:
+            return self.cache_dir / name
+        return self.cache_dir / "domains" / domain_folder(self.trust_domain) / name
+
     @property
     def gradle_home(self) -> Path:
-        """The Gradle user home builds with these options use.
-
-        Unsandboxed builds get one of their own: Gradle processes on one home take turns on its
-        locks by pinging each other on loopback, which a sandbox's network namespace does not share
-        with the host's (each side would wait a minute and fail); and nothing a sandboxed build
-        wrote into its caches then ever runs outside a sandbox.
-        """
-        return self.cache_dir / ("gradle" if self.sandbox != "none" else "gradle-unsandboxed")
+        """The Gradle user home builds with these options use."""
+        return self.shared_cache("gradle")
 
     def as_of_utc(self) -> str | None:
         """`as_of` normalized to "YYYY-MM-DDTHH:MM:SSZ" (what pip and npm are given); None when unset.

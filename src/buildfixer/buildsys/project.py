@@ -2,24 +2,29 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import platform
 import time
+from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 from buildfixer.buildsys import gradle, maven, npm, python
 from buildfixer.buildsys.egress import proxy_environment
 from buildfixer.buildsys.environment import build_environment
+from buildfixer.buildsys.identity import hand_over, lent
 from buildfixer.buildsys.jdk import Jdk, default_jdk, find_jdk
+from buildfixer.buildsys.limits import sandbox_limits
 from buildfixer.buildsys.options import BuildOptions
 from buildfixer.buildsys.plan import missing_submodules
-from buildfixer.buildsys.runner import kill_owned, read_tail, run_steps
-from buildfixer.buildsys.sandbox import confinement_for, get_sandbox
-from buildfixer.buildsys.session import SESSION_LOST, close_sessions, session_for
+from buildfixer.buildsys.runner import BuildStep, RunResult, kill_owned, read_tail, run_steps
+from buildfixer.buildsys.sandbox import SANDBOX_GIT_ENV, confinement_for, get_sandbox
+from buildfixer.buildsys.session import SESSION_LOST, SandboxSession, close_sessions, session_for
 from buildfixer.buildsys.slots import build_slot
 from buildfixer.core.build_result import BuildResult, Status
 from buildfixer.core.errors import BuildfixerError
-from buildfixer.core.protocols import BuildSystem
+from buildfixer.core.protocols import BuildSystem, Confinement
 
 # Detection order matters for mixed repositories: a React Native app has package.json at the
 # root and Gradle under android/; a Gradle or Maven file at the root wins.
@@ -88,22 +93,19 @@ def build_project(
     argvs = [list(step.argv) for step in plan.steps]  # reported without the sandbox wrapper
     env = build_environment(options.extra_env, plan.env)
     owner = options.owner_token(project)
-    session = None
-    if options.sandbox != "none":
-        confinement = confinement_for(project, options)
-        env["HOME"], env["TMPDIR"] = confinement.home, "/tmp"
-        env = proxy_environment(env) if confinement.network else env
-        prefix = get_sandbox(options.sandbox).wrap([], confinement)
-        if options.warm:  # one sandbox for all builds of the project: its daemon stays warm inside
-            session = session_for(project, prefix)
-        else:  # the cold protocol: each step in a sandbox of its own, nothing outlives it
-            for step in plan.steps:  # the log shows the step, not the sandbox's command line
-                step.label, step.argv = step.label or " ".join(step.argv), [*prefix, *step.argv]
-    with build_slot(options.cache_dir, options.max_builds):
-        run = run_steps(
-            plan.steps, cwd=project, env=env, log_path=log_path, timeout_s=options.timeout_s, owner=owner,
-            session=session,
-        )  # fmt: skip
+    with contextlib.ExitStack() as stack:
+        session = None
+        if options.sandbox != "none":
+            confinement = confinement_for(project, options)
+            env = sandbox_environment(env, confinement)
+            # Warm: one sandbox for all builds of the project, its daemon stays warm inside. Cold:
+            # a sandbox of its own for this build, closed after it; nothing outlives it.
+            session = stack.enter_context(sandbox_session(project, options, confinement, warm=options.warm))
+        with build_slot(options.cache_dir, options.max_builds):
+            run = run_steps(
+                plan.steps, cwd=project, env=env, log_path=log_path, timeout_s=options.timeout_s, owner=owner,
+                session=session,
+            )  # fmt: skip
     if not options.warm:
         kill_owned(owner)  # cold protocol: nothing outlives the build
     succeeded = len(run.steps_run) - (0 if run.exit_code == 0 else 1)
@@ -127,6 +129,9 @@ def build_project(
     notes = list(plan.notes)
     if submodules := missing_submodules(project):
         notes.append(f"git submodules not checked out (the build may need them): {', '.join(submodules)}")
+    if run.limit:
+        environment["limit"] = run.limit
+        notes.append(f"the sandbox reached its limit of {sandbox_limits().describe(run.limit)}")
     if notes:
         environment["notes"] = "; ".join(notes)
     return BuildResult(
@@ -140,6 +145,61 @@ def build_project(
         environment=environment,
         output_tail=read_tail(log_path),  # capped: the full output stays in the log file
     )
+
+
+def sandbox_environment(env: dict[str, str], confinement: Confinement) -> dict[str, str]:
+    """A build's environment as the sandbox needs it: its HOME and /tmp, git, the registries' proxy."""
+    env = {**env, "HOME": confinement.home, "TMPDIR": "/tmp", **SANDBOX_GIT_ENV}
+    return proxy_environment(env) if confinement.network else env
+
+
+@contextlib.contextmanager
+def sandbox_session(
+    project: Path, options: BuildOptions, confinement: Confinement, warm: bool
+) -> Iterator[SandboxSession]:
+    """The project's sandbox for one build or command; the project is the sandbox's meanwhile.
+
+    The caches and the sandbox's part of the project's state are handed to the sandbox's user for
+    good, the project only for the time of the block (`buildsys.identity`). `warm`: the project's
+    long-lived session (its daemons stay warm); otherwise a session of its own, closed at the end.
+    """
+    prefix = get_sandbox(options.sandbox).wrap([], confinement)
+    for folder in confinement.writable:
+        if folder != project:  # large, and written by sandboxes: walked once per process
+            hand_over(folder, once=True)
+    if warm:
+        session = session_for(project, prefix, confinement.writable)
+    else:
+        session = SandboxSession(prefix, confinement.writable)
+    try:
+        with lent(project):
+            yield session
+    finally:
+        if not warm:
+            session.close()
+
+
+def run_in_sandbox(
+    project: Path, options: BuildOptions, argv: list[str], *, env: dict[str, str], log_path: Path,
+    timeout_s: float, owner: str, confinement: Confinement | None = None,
+) -> RunResult:  # fmt: skip
+    """One command in the project's folder, in a sandbox of its own (unless the options say none).
+
+    `confinement` narrows what the command reaches (the shell tool's: no git history, no daemon
+    registry) and is always enforced, whatever the options say; it defaults to a build's. The
+    command's output goes to `log_path`.
+    """
+    step = [BuildStep(argv, label=" ".join(argv))]
+    if confinement is not None:
+        options = replace(options, sandbox="bubblewrap")
+    elif options.sandbox == "none":
+        return run_steps(step, cwd=project, env=env, log_path=log_path, timeout_s=timeout_s, owner=owner)
+    confinement = confinement or confinement_for(project, options)
+    with sandbox_session(project, options, confinement, warm=False) as session:
+        return run_steps(
+            step, cwd=project, env=sandbox_environment(env, confinement), log_path=log_path,
+            timeout_s=timeout_s, owner=owner, session=session,
+        )  # fmt: skip
 
 
 def stop_daemons(project: Path, options: BuildOptions | None = None) -> int:

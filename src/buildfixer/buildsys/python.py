@@ -151,7 +151,7 @@ def plan(project: Path, options: BuildOptions, jdk: Jdk | None) -> Plan:
     """
     state = options.state_for(project)
     as_of = options.as_of_utc()
-    venv = state / "venv"
+    venv = options.sandbox_state_for(project) / "venv"
     python = str(venv / "bin" / "python")
     tests = has_tests(project)
     tox = tox_deps(project) if tests else []
@@ -199,7 +199,7 @@ def plan(project: Path, options: BuildOptions, jdk: Jdk | None) -> Plan:
     if tests:
         steps.append(BuildStep([python, "-m", "pytest", "-q", "-p", "no:cacheprovider"]))
     env = {
-        "PIP_CACHE_DIR": str(options.cache_dir / "pip"),
+        "PIP_CACHE_DIR": str(options.shared_cache("pip")),
         "VIRTUAL_ENV": str(venv),
         "PATH": f"{venv / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}",
         "COLUMNS": "200",  # pytest cuts its summary lines to the terminal width

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
+from buildfixer.buildsys.limits import sandbox_limits
 from buildfixer.buildsys.session import SandboxSession
 
 OWNER_VAR = "BUILDFIXER_OWNER"
@@ -56,6 +57,8 @@ class RunResult:
     log_path: Path
     failed_step: list[str] | None = None
     steps_run: list[list[str]] = field(default_factory=list)
+    # The sandbox limit (a buildsys.limits.Limits field) the failing step reached, if any.
+    limit: str | None = None
 
 
 def run_steps(
@@ -94,6 +97,10 @@ def run_steps(
                 )
                 if timed_out:
                     kill_owned(owner)
+                if session.limit_hit and code != 0:
+                    result.limit = session.limit_hit
+                    note = sandbox_limits().describe(session.limit_hit)
+                    log.write(f"\n[buildfixer] stopped: the sandbox reached its limit of {note}\n".encode())
             else:
                 code, timed_out = _run_one(step, cwd, env, log, deadline, owner)
             if timed_out:

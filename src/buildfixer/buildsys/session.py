@@ -9,6 +9,11 @@ dying: bwrap's die-with-parent), everything inside it ends too.
 
 The server gets requests on a socket pair: the step's argv, cwd and environment as JSON, and
 the log file as a passed descriptor, so output goes straight to the log and never through us.
+
+Each session has a control group of its own where the machine offers one (`buildsys.cgroups`);
+a step that reaches one of the sandbox's limits (`buildsys.limits`: processes, memory, CPU time,
+file size, free disk) is reported by name in `limit_hit`. Cold builds and single commands run
+in a session too, one used once and closed.
 """
 
 from __future__ import annotations
@@ -24,7 +29,11 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
+
+from buildfixer.buildsys import cgroups
+from buildfixer.buildsys.limits import sandbox_limits
 
 # Runs inside the sandbox with `python -I`: nothing from the project can change how it starts.
 _SERVER = r"""
@@ -52,16 +61,24 @@ while True:
 """
 # Exit code reported when the session itself died under a step (an infrastructure failure).
 SESSION_LOST = 125
+# A step's main process ended by these signals hit that rlimit.
+_SIGNAL_LIMITS = {-signal.SIGXCPU: "cpu_s", -signal.SIGXFSZ: "file_size"}
+_DISK_CHECK_S = 0.5
 
 
 class SandboxSession:
     """One sandbox that runs steps one at a time until it is closed."""
 
-    def __init__(self, prefix: list[str]) -> None:
+    def __init__(self, prefix: list[str], watched: Sequence[Path] = ()) -> None:
+        """Start the sandbox `prefix` describes; `watched` are its writable folders (free disk kept)."""
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self._sock = ours
         self._lock = threading.Lock()
-        argv = [*prefix, sys.executable, "-I", "-c", _SERVER, str(theirs.fileno())]
+        self._watched = list(watched)
+        self.limit_hit: str | None = None  # the limit the last step reached, if any
+        self._group = cgroups.create(sandbox_limits())
+        join = self._group.join_prefix() if self._group else []
+        argv = [*join, *prefix, sys.executable, "-I", "-c", _SERVER, str(theirs.fileno())]
         self._proc = subprocess.Popen(
             argv, pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL, start_new_session=True, env={"PATH": os.environ.get("PATH", "")},
@@ -78,6 +95,9 @@ class SandboxSession:
         """Run one command inside; (exit code, timed out). A timeout ends the whole session."""
         request = json.dumps({"argv": argv, "cwd": str(cwd), "env": env}).encode()
         with self._lock:
+            self.limit_hit = None
+            if self._group:
+                self._group.hits()  # counted from here on
             try:
                 socket.send_fds(self._sock, [request], [log_fd])
             except OSError:
@@ -88,17 +108,40 @@ class SandboxSession:
                 if remaining <= 0:
                     self.close()
                     return -1, True
-                ready, _, _ = select.select([self._sock], [], [], remaining)
+                ready, _, _ = select.select([self._sock], [], [], min(remaining, _DISK_CHECK_S))
                 if ready:
                     break
+                # A limit reached stops the whole sandbox at once: a fork bomb at its task limit
+                # keeps trying, a memory bomb keeps the OOM killer busy, a full disk fills others'.
+                hits = ["disk_free"] if self._disk_low() else self._group.hits() if self._group else []
+                if hits:
+                    self.limit_hit = hits[0]
+                    self.close()
+                    return -9, False
             try:
                 reply = self._sock.recv(4096)
             except OSError:
                 reply = b""
-            if not reply:  # the sandbox died under the step (killed from outside)
+            hits = self._group.hits() if self._group else []
+            self.limit_hit = hits[0] if hits else None
+            if not reply:  # the sandbox died under the step (killed from outside, or out of memory)
                 self.close()
-                return SESSION_LOST, False
-            return int(json.loads(reply)["exit"]), False
+                return (-9 if self.limit_hit else SESSION_LOST), False
+            code = int(json.loads(reply)["exit"])
+            self.limit_hit = self.limit_hit or _SIGNAL_LIMITS.get(code)
+            return code, False
+
+    def _disk_low(self) -> bool:
+        """Whether a watched folder's filesystem has less free space than the sandbox must leave."""
+        floor = sandbox_limits().disk_free
+        for path in self._watched:
+            try:
+                info = os.statvfs(path)
+            except OSError:
+                continue
+            if info.f_bavail * info.f_frsize < floor:
+                return True
+        return False
 
     def close(self) -> None:
         """End the session and everything running in it."""
@@ -108,13 +151,15 @@ class SandboxSession:
             os.killpg(self._proc.pid, signal.SIGKILL)  # bwrap's PID namespace dies with it
         with contextlib.suppress(subprocess.TimeoutExpired):
             self._proc.wait(timeout=10)
+        if self._group:
+            self._group.remove()
 
 
 _SESSIONS: dict[tuple[str, tuple[str, ...]], SandboxSession] = {}
 _SESSIONS_LOCK = threading.Lock()
 
 
-def session_for(project: Path, prefix: list[str]) -> SandboxSession:
+def session_for(project: Path, prefix: list[str], watched: Sequence[Path] = ()) -> SandboxSession:
     """The live session of `project` with exactly this sandbox (mounts, network); started if needed."""
     key = (str(project), tuple(prefix))
     with _SESSIONS_LOCK:
@@ -122,7 +167,7 @@ def session_for(project: Path, prefix: list[str]) -> SandboxSession:
         if session is None or not session.alive():
             for other in [k for k in _SESSIONS if k[0] == key[0]]:
                 _SESSIONS.pop(other).close()  # options changed (JDK paths, network): one session per project
-            session = _SESSIONS[key] = SandboxSession(prefix)
+            session = _SESSIONS[key] = SandboxSession(prefix, watched)
         return session
 
 

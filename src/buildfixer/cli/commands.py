@@ -14,13 +14,14 @@ import typer
 
 from buildfixer.buildsys.analyzed import build_and_analyze
 from buildfixer.buildsys.jdk import default_jdk, discover_jdks, find_jdk
-from buildfixer.buildsys.options import BuildOptions
+from buildfixer.buildsys.options import BuildOptions, project_domain
 from buildfixer.buildsys.project import SYSTEMS, detect_build_system, stop_daemons
 from buildfixer.buildsys.python import detect_requirements_only
 from buildfixer.cli.build_render import print_analysis, print_build_result
 from buildfixer.cli.fix_render import ProgressPrinter, print_outcome
 from buildfixer.cli.settings import NO_SANDBOX_NOTE, attempt_config, check_flag, with_sandbox
 from buildfixer.core.errors import BuildfixerError
+from buildfixer.core.terminal import visible
 from buildfixer.harness.config import MAX_JDK, check_number, check_seconds
 from buildfixer.harness.fix import fix_project
 from buildfixer.logs.analyze import analyze_file
@@ -101,7 +102,10 @@ def build(
             workspace.remove()
             raise
         path = workspace.root
-    options = BuildOptions(jdk=jdk, timeout_s=timeout, offline=offline, tasks=task or None, warm=not cold)
+    options = BuildOptions(
+        jdk=jdk, timeout_s=timeout, offline=offline, tasks=task or None, warm=not cold,
+        trust_domain=project_domain(path),
+    )  # fmt: skip
     with_sandbox(options, no_sandbox)
     try:
         result, _ = build_and_analyze(path, options, system)
@@ -134,7 +138,7 @@ def analyze(logfile: Path, condensed: bool, budget: int | None, as_json: bool) -
             data["condensed"] = condense(analysis, budget_tokens=budget)
         print_json(data)
     elif condensed:
-        typer.echo(condense(analysis, budget_tokens=budget))
+        typer.echo(visible(condense(analysis, budget_tokens=budget)))
     else:
         print_analysis(analysis)
 
@@ -160,7 +164,12 @@ def fix(
 ) -> int:  # fmt: skip
     """`buildfixer fix` with its merged option values: 0 resolved, 1 not (or not written back)."""
     check_flag("offline", values["offline"])
-    options = BuildOptions(jdk=values["jdk"], timeout_s=values["timeout"], offline=values["offline"])
+    options = BuildOptions(
+        jdk=values["jdk"],
+        timeout_s=values["timeout"],
+        offline=values["offline"],
+        trust_domain=project_domain(path),
+    )
     with_sandbox(options, values["no_sandbox"])
     config = attempt_config(values, options=options, trajectory_path=trajectory)
     outcome = fix_project(path, config, dry_run=dry_run, progress=ProgressPrinter(), pr=pr)

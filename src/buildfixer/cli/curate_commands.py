@@ -18,7 +18,7 @@ import typer
 from buildfixer.bench.dataset import load_dataset
 from buildfixer.bench.executor import BACKENDS
 from buildfixer.bench.run import MAX_WORKERS
-from buildfixer.buildsys.options import BuildOptions
+from buildfixer.buildsys.options import BuildOptions, cache_domain
 from buildfixer.cli.commands import check_jdk
 from buildfixer.cli.settings import MAX_REPEATS, with_sandbox
 from buildfixer.core.errors import BuildfixerError
@@ -28,6 +28,7 @@ from buildfixer.curate.pipeline import curate
 from buildfixer.curate.progress import curate_with_progress
 from buildfixer.harness.config import check_number, check_output_path, check_seconds
 from buildfixer.llm.factory import check_model
+from buildfixer.memory.trust import instance_domain
 from buildfixer.workspace.git import git
 from buildfixer.workspace.workspace import normalize_source
 
@@ -114,6 +115,7 @@ def run_mode(mode: str, args: dict[str, Any]) -> None:
     options = BuildOptions(
         jdk=args["jdk"], timeout_s=args["timeout"],
         tasks=shlex.split(args["build_command"]) if args["build_command"] else None,
+        trust_domain=cache_domain(instance_domain(args["repo"])),  # the caches of this repository's builds
     )  # fmt: skip
     with_sandbox(options, args["no_sandbox"])
     kwargs = {

@@ -9,17 +9,20 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.markup import escape
 
 from buildfixer.buildsys.analyzed import build_and_analyze
-from buildfixer.buildsys.options import BuildOptions
+from buildfixer.buildsys.options import BuildOptions, cache_domain
 from buildfixer.buildsys.project import stop_daemons
+from buildfixer.cli.build_render import shown
 from buildfixer.cli.settings import NO_SANDBOX_NOTE, with_sandbox
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.examples import Example, load_examples, materialize
 from buildfixer.harness.config import AttemptConfig, check_output_path
 from buildfixer.harness.fix import fix_project
 from buildfixer.llm.factory import check_model
+
+# The bundled examples are buildfixer's own: their builds share one set of caches.
+EXAMPLES_DOMAIN = cache_domain("examples")
 
 
 def _select(only: list[str]) -> list[Example]:
@@ -36,7 +39,9 @@ def _select(only: list[str]) -> list[Example]:
 def run_example(example: Example, root: Path, no_sandbox: bool = False) -> dict[str, Any]:
     """Materialize one example under root, build it, and compare the category with the expected one."""
     project = materialize(example, root / example.name.replace("/", "__"))
-    options = with_sandbox(BuildOptions(jdk=example.jdk, timeout_s=900), no_sandbox)
+    options = with_sandbox(
+        BuildOptions(jdk=example.jdk, timeout_s=900, trust_domain=EXAMPLES_DOMAIN), no_sandbox
+    )
     try:
         result, _ = build_and_analyze(project, options)
     finally:
@@ -61,7 +66,9 @@ def fix_example(example: Example, root: Path, model: str, no_sandbox: bool = Fal
     project = materialize(example, root / example.name.replace("/", "__"))
     config = AttemptConfig(
         model=model,
-        options=with_sandbox(BuildOptions(jdk=example.jdk, timeout_s=900), no_sandbox),
+        options=with_sandbox(
+            BuildOptions(jdk=example.jdk, timeout_s=900, trust_domain=EXAMPLES_DOMAIN), no_sandbox
+        ),
         trajectory_path=root / "trajectories" / f"{example.name.replace('/', '__')}.json",
     )
     outcome = fix_project(project, config)
@@ -115,7 +122,7 @@ def run_examples(
     fix_model = check_choices(list_only, fix, model, keep)
     if list_only:
         for e in examples:
-            out.print(f"{e.name:<40} {e.build_system:<7} {e.category:<20} {escape(e.description)}")
+            out.print(f"{e.name:<40} {e.build_system:<7} {e.category:<20} {shown(e.description)}")
         return 0
     root = keep or Path(tempfile.mkdtemp(prefix="buildfixer-examples-"))
     rows = []
@@ -157,8 +164,8 @@ def _print_row(out: Any, row: dict[str, Any]) -> None:
         f" (expected {row['expected_category']})"
     )
     if message:
-        location = escape(where + " ") if where else ""
-        out.print(f"     root error ({error.get('tool')}): {location}{escape(message[0])}")
+        location = shown(where + " ") if where else ""
+        out.print(f"     root error ({error.get('tool')}): {location}{shown(message[0])}")
 
 
 def _print_fix_row(out: Any, row: dict[str, Any]) -> None:
@@ -166,9 +173,9 @@ def _print_fix_row(out: Any, row: dict[str, Any]) -> None:
     if row["resolved"]:
         files = ", ".join(row["changed_files"]) or "no file"
         jdk = f"; build with JDK {row['jdk']}" if row["jdk"] else ""
-        out.print(f"  [green]repaired[/] in {row['duration_s']}s: {escape(files)}{jdk}")
+        out.print(f"  [green]repaired[/] in {row['duration_s']}s: {shown(files)}{jdk}")
     else:
-        out.print(f"  [yellow]not repaired[/]: {escape(row['stop_reason'])}")
+        out.print(f"  [yellow]not repaired[/]: {shown(row['stop_reason'])}")
 
 
 def _fix_summary(out: Any, rows: list[dict[str, Any]], as_json: bool) -> int:

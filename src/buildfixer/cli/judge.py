@@ -8,6 +8,7 @@ from pathlib import Path
 import typer
 
 from buildfixer.core.errors import BuildfixerError
+from buildfixer.core.terminal import visible
 
 
 def judge(
@@ -15,7 +16,7 @@ def judge(
     judge_model: str | None = None,
 ) -> int:  # fmt: skip
     """Print the verdict; 0 approved, 1 rejected (bad input raises: exit 2 before any build)."""
-    from buildfixer.buildsys.options import BuildOptions
+    from buildfixer.buildsys.options import BuildOptions, project_domain
     from buildfixer.buildsys.sandbox import get_sandbox
     from buildfixer.cli.commands import read_patch
     from buildfixer.judge.diff import parse_patch
@@ -26,7 +27,9 @@ def judge(
         raise BuildfixerError(f"not a directory: {project}")
     text = read_patch(patch)
     parse_patch(text)  # a malformed diff is bad input, told before any build
-    options = BuildOptions(sandbox="none" if no_sandbox else "bubblewrap")
+    options = BuildOptions(
+        sandbox="none" if no_sandbox else "bubblewrap", trust_domain=project_domain(project)
+    )
     if run_tests and not no_sandbox:
         get_sandbox(options.sandbox)  # a sandbox that cannot start is told before any build
     if judge_model:
@@ -36,13 +39,14 @@ def judge(
     if as_json:
         typer.echo(json.dumps(verdict.to_dict(), indent=2))
     else:
+        # File names, details and notes come from the patch and the LLM judge: controls spelled out.
         typer.echo("APPROVED" if verdict.approved else f"REJECTED ({len(verdict.findings)} finding(s))")
         for finding in verdict.findings:
             where = f"{finding.file}:{finding.line}" if finding.file and finding.line else finding.file or "-"
-            typer.echo(f"  {finding.rule:24s} {where}  {finding.detail}")
+            typer.echo(visible(f"  {finding.rule:24s} {where}  {finding.detail}"))
         for note in verdict.notes:
-            typer.echo(f"  note: {note}")
+            typer.echo(visible(f"  note: {note}"))
         if verdict.llm and "approved" in verdict.llm:
             said = "approved" if verdict.llm["approved"] else "rejected"
-            typer.echo(f"  LLM judge ({verdict.llm['model']}): {said}")
+            typer.echo(visible(f"  LLM judge ({verdict.llm['model']}): {said}"))
     return 0 if verdict.approved else 1

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from click.core import ParameterSource
 
+from buildfixer.buildsys.identity import check_sandbox_settings
 from buildfixer.core.errors import BuildfixerError
 
 if TYPE_CHECKING:  # the build layer is imported when a command runs, not at start-up
@@ -52,6 +53,14 @@ MaxTimeOpt = Annotated[float | None, typer.Option(help="Wall-time budget per att
 TemperatureOpt = Annotated[float | None, typer.Option(help="Sampling temperature.")]
 MaxOutputOpt = Annotated[int | None, typer.Option(help="Longest model reply, in tokens.")]
 SeedOpt = Annotated[int | None, typer.Option(help="Sampling seed, for providers that honour one.")]
+MemoryTrustOpt = Annotated[
+    str,
+    typer.Option(
+        help="Whose remembered fixes may be replayed or shown to the model: same (this repository's "
+        "and those you added with `memory add`/`memory import`), user (only yours) or any (also other "
+        "projects': a fix learned on a hostile project would be replayed here).",
+    ),
+]
 OnlyOpt = Annotated[
     list[str] | None,
     typer.Option("--only", help="Only these instances: ids or globs, comma-separated or repeated."),
@@ -77,6 +86,8 @@ def with_sandbox(options: BuildOptions, no_sandbox: Any) -> BuildOptions:
     check_flag("no_sandbox", no_sandbox)
     if no_sandbox:
         options.sandbox = "none"
+    else:
+        check_sandbox_settings()  # bad limits or sandbox uid: one line, exit 2, before any build
     return options
 
 
@@ -98,7 +109,7 @@ def only_patterns(only: list[str] | None) -> str | None:
 # command's own options).
 ATTEMPT_OPTIONS = (
     "agent", "model", "toolset", "mask", "guidance", "max_calls", "max_tokens", "max_cost", "max_time",
-    "temperature", "max_output_tokens", "seed", "judge_model",
+    "temperature", "max_output_tokens", "seed", "judge_model", "memory_trust",
 )  # fmt: skip
 
 
@@ -141,6 +152,7 @@ def attempt_config(values: dict[str, Any], **local: Any) -> Any:
         "budget": Budget(values["max_calls"], values["max_tokens"], values["max_cost"], values["max_time"]),
         "model_settings": {key: values[key] for key in ("temperature", "max_output_tokens", "seed")},
         "judge_model": values.get("judge_model"),
+        **({"memory_trust": values["memory_trust"]} if values.get("memory_trust") is not None else {}),
         **local,
     }  # fmt: skip
     return validated(AttemptConfig, data)

@@ -86,6 +86,8 @@ class Confinement:
         frozen: Paths inside writable ones that stay read-only: files there would run in later
             builds (Gradle init scripts in the shared Gradle home).
         home: HOME inside the sandbox, on its private /tmp.
+        accounts: A folder holding the sandbox's own `passwd` and `group` (shown as /etc/passwd and
+            /etc/group): the host's accounts are not shown.
     """
 
     writable: tuple[Path, ...]
@@ -95,6 +97,7 @@ class Confinement:
     readable: tuple[Path, ...] = ()
     frozen: tuple[Path, ...] = ()
     home: str = "/tmp/home"
+    accounts: Path | None = None
 
 
 @runtime_checkable
@@ -103,6 +106,6 @@ class Sandbox(Protocol):
 
     name: str
 
-    def wrap(self, argv: Sequence[str], confinement: Confinement) -> list[str]:
-        """The command line that runs `argv` confined."""
+    def wrap(self, argv: Sequence[str], confinement: Confinement, cwd: Path | None = None) -> list[str]:
+        """The command line that runs `argv` confined, in `cwd` when given."""
         ...

@@ -1,8 +1,8 @@
 """This machine's dependency caches: where Gradle, Maven and npm keep downloads, what they hold.
 
-Ours (under `BuildOptions.cache_dir`) and the user's (`GRADLE_USER_HOME`, ~/.gradle, ~/.m2,
-~/.npm); only directories that exist are returned. Python's caches are read by
-`deps.package_index` (installed distributions and cached wheels).
+Ours (those of the build's trust domain, `BuildOptions.shared_cache`) and the user's
+(`GRADLE_USER_HOME`, ~/.gradle, ~/.m2, ~/.npm); only directories that exist are returned.
+Python's caches are read by `deps.package_index` (installed distributions and cached wheels).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from buildfixer.buildsys.options import BuildOptions
 
 def gradle_homes(options: BuildOptions) -> list[Path]:
     """Gradle user homes whose caches may hold artifacts: ours, GRADLE_USER_HOME, ~/.gradle."""
-    homes = [options.cache_dir / "gradle", options.cache_dir / "gradle-unsandboxed"]
+    homes = [options.gradle_home]
     if os.environ.get("GRADLE_USER_HOME"):
         homes.append(Path(os.environ["GRADLE_USER_HOME"]))
     homes.append(Path.home() / ".gradle")
@@ -25,12 +25,12 @@ def gradle_homes(options: BuildOptions) -> list[Path]:
 
 def maven_repositories(options: BuildOptions) -> list[Path]:
     """Local Maven repositories: ours and ~/.m2/repository."""
-    return _unique_dirs([options.cache_dir / "m2" / "repository", Path.home() / ".m2" / "repository"])
+    return _unique_dirs([options.shared_cache("m2") / "repository", Path.home() / ".m2" / "repository"])
 
 
 def npm_caches(options: BuildOptions) -> list[Path]:
     """Npm caches (content-addressed `_cacache` directories): ours and ~/.npm."""
-    return _unique_dirs([options.cache_dir / "npm" / "_cacache", Path.home() / ".npm" / "_cacache"])
+    return _unique_dirs([options.shared_cache("npm") / "_cacache", Path.home() / ".npm" / "_cacache"])
 
 
 def _unique_dirs(paths: list[Path]) -> list[Path]:

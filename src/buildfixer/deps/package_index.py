@@ -3,7 +3,7 @@
 JVM: every jar of the Gradle and Maven caches (`caches.gradle_homes`, `maven_repositories`)
 is listed once; its packages are kept in `cache_dir/index/jvm-packages.json`, keyed by jar path
 and mtime, so later lookups only read new jars. Python: `*.dist-info` directories of the running
-interpreter, of our build venvs (`cache_dir/state/*/venv`) and wheels in the pip cache and
+interpreter, of our build venvs (`cache_dir/state/*/sandbox/venv`) and wheels in the pip cache and
 `PIP_FIND_LINKS` give module -> distribution (top_level.txt, else RECORD), kept likewise in
 `cache_dir/index/python-modules.json`.
 """
@@ -233,12 +233,12 @@ def _site_dirs(options: BuildOptions) -> list[Path]:
         dirs |= set(site.getsitepackages()) | {site.getusersitepackages()}
     state = options.cache_dir / "state"
     found = [Path(d) for d in dirs if d]
-    found += sorted(state.glob("*/venv/lib/python*/site-packages")) if state.is_dir() else []
+    found += sorted(state.glob("*/sandbox/venv/lib/python*/site-packages")) if state.is_dir() else []
     return [d for d in found if d.is_dir()]
 
 
 def _wheel_dirs(options: BuildOptions) -> list[Path]:
-    dirs = [options.cache_dir / "pip"]
+    dirs = [options.shared_cache("pip")]
     dirs += [
         Path(p) for p in re.split(r"[\s]+", os.environ.get("PIP_FIND_LINKS", "")) if p and "://" not in p
     ]

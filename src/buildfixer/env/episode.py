@@ -27,7 +27,7 @@ from typing import Any
 from buildfixer.agents.calls import execute_call
 from buildfixer.agents.prompts import first_message, system_prompt
 from buildfixer.agents.trajectory import Trajectory
-from buildfixer.buildsys.options import BuildOptions
+from buildfixer.buildsys.options import BuildOptions, cache_domain
 from buildfixer.buildsys.project import stop_daemons
 from buildfixer.core.build_result import BuildError, BuildResult
 from buildfixer.core.errors import BuildfixerError
@@ -35,6 +35,7 @@ from buildfixer.env.error_examples import error_gone, examples_of, focused_start
 from buildfixer.env.loop_episode import LoopEnded, LoopEpisode, full_info, loop_config, reply_of
 from buildfixer.harness.attempt import AttemptConfig, current_build, make_context, verdict_build
 from buildfixer.judge.judge import judge_patch
+from buildfixer.memory.trust import instance_domain
 from buildfixer.tools.build_support import format_build_output
 from buildfixer.tools.presets import PRESETS, make_toolset
 from buildfixer.workspace.ledger import EditLedger
@@ -109,6 +110,8 @@ class BuildRepairEnv:
         repo = str(instance["repo"])
         base = dataset_dir or _BUNDLED
         self.source = repo if "://" in repo or Path(repo).is_absolute() else str((base / repo).resolve())
+        if self.options.trust_domain is None:  # the caches of this repository's episodes
+            self.options.trust_domain = cache_domain(instance_domain(self.source))
         self.workspace: Workspace | None = None
         self._tools: dict[str, Any] = {}
         self._messages: list[dict[str, Any]] = []
@@ -166,6 +169,7 @@ class BuildRepairEnv:
         self._tools = {tool.name: tool for tool in tools}
         if self.mode == "full":  # the loop opens its own ledger and writes its own first messages
             config = loop_config(self.toolset, self.options, self.max_turns, self.max_wall_s)
+            config.memory_domain = instance_domain(self.source)  # a dataset's: never a user project's
             self._loop = LoopEpisode(self.workspace, config, failure, self.instance, self.judge)
             _, reward, done, info = self._loop_step(None)
             if done:

@@ -34,7 +34,7 @@ from buildfixer.buildsys.environment import build_environment
 from buildfixer.buildsys.plan import executable
 from buildfixer.buildsys.runner import RunResult
 from buildfixer.tools.base import Tool, ToolError, make_tool
-from buildfixer.tools.build_support import build, command_view, raw_view, run_command, sandboxed
+from buildfixer.tools.build_support import build, command_view, raw_view, run_command
 from buildfixer.tools.context import ToolContext
 
 # Shell operators: separators, pipes, redirections, background jobs, command substitution.
@@ -235,10 +235,10 @@ def run_npm(ctx: ToolContext, args: list[str]) -> tuple[RunResult, str]:
     argv = [program, *args]
     if ctx.options.offline and args[0] in _NPM_INSTALLING:
         argv.append("--offline")
-    env = build_environment(ctx.options.extra_env, {"npm_config_cache": str(ctx.options.cache_dir / "npm")})
+    env = build_environment(ctx.options.extra_env, {"npm_config_cache": str(ctx.options.shared_cache("npm"))})
     quiet = {"npm_config_fund": "false", "npm_config_audit": "false", "npm_config_update_notifier": "false"}
     env.update(quiet)
-    return run_command(ctx, sandboxed(ctx, argv), env, ctx.options.timeout_s, "npm")
+    return run_command(ctx, argv, env, ctx.options.timeout_s, "npm")
 
 
 def _python_argv(command: str) -> tuple[str, list[str]]:
@@ -277,7 +277,7 @@ def _python_tool(ctx: ToolContext) -> Tool:
             raise ToolError(
                 "pip config is not accepted: it changes pip's configuration outside the workspace"
             )
-        venv = ctx.options.state_for(ctx.root) / "venv"
+        venv = ctx.options.sandbox_state_for(ctx.root) / "venv"
         python = venv / "bin" / "python"
         if not python.exists():
             raise ToolError(
@@ -291,13 +291,13 @@ def _python_tool(ctx: ToolContext) -> Tool:
         env = {
             **build_environment(ctx.options.extra_env),
             **ctx.options.extra_env,
-            "PIP_CACHE_DIR": str(ctx.options.cache_dir / "pip"),
+            "PIP_CACHE_DIR": str(ctx.options.shared_cache("pip")),
             "PIP_DISABLE_PIP_VERSION_CHECK": "1",
             "VIRTUAL_ENV": str(venv),
             "PATH": f"{venv / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}",
             "COLUMNS": "200",
         }
-        argv = sandboxed(ctx, [str(python), "-m", module, *rest])
+        argv = [str(python), "-m", module, *rest]
         run, output = run_command(ctx, argv, env, ctx.options.timeout_s, "python")
         return command_view(shlex.join(["python", "-m", module, *rest]), run, output)
 

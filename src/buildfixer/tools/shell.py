@@ -16,14 +16,16 @@ run unconfined.
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 
 from buildfixer.buildsys import gradle, maven
 from buildfixer.buildsys.egress import proxy_environment
 from buildfixer.buildsys.environment import build_environment
 from buildfixer.buildsys.jdk import Jdk, default_jdk, discover_jdks
+from buildfixer.buildsys.options import BuildOptions
 from buildfixer.buildsys.plan import java_env
 from buildfixer.buildsys.project import JVM_SYSTEMS, resolve_jdk
-from buildfixer.buildsys.sandbox import Bubblewrap, bubblewrap_problem, confinement_for
+from buildfixer.buildsys.sandbox import bubblewrap_problem, confinement_for
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.core.protocols import Confinement
 from buildfixer.logs.text import strip_ansi
@@ -43,22 +45,27 @@ def _current_jdk(ctx: ToolContext) -> Jdk | None:
         raise ToolError(str(exc)) from None
 
 
+def _shell_options(ctx: ToolContext) -> BuildOptions:
+    """The shell always runs sandboxed: with the sandboxed builds' caches, whatever the builds use."""
+    return replace(ctx.options, sandbox="bubblewrap")
+
+
 def shell_env(ctx: ToolContext) -> dict[str, str]:
     """The environment of a shell command: the build's tools and caches, nothing else of the caller's."""
-    cache, state = ctx.options.cache_dir, ctx.options.state_for(ctx.root)
-    venv = state / "venv"
+    options = _shell_options(ctx)
+    venv = options.sandbox_state_for(ctx.root) / "venv"
     env = build_environment(
         ctx.options.extra_env,
         java_env(_current_jdk(ctx)),
         {
             "HOME": SANDBOX_HOME,
             "TMPDIR": "/tmp",
-            "GRADLE_USER_HOME": str(cache / "gradle"),
+            "GRADLE_USER_HOME": str(options.shared_cache("gradle")),
             # A daemon registry of its own: the shell's Gradle starts its own daemons, in its sandbox.
             "GRADLE_OPTS": "-Dorg.gradle.daemon.registry.base=/tmp/gradle-daemons",
-            "MAVEN_OPTS": f"-Dmaven.repo.local={cache / 'm2' / 'repository'}",
-            "npm_config_cache": str(cache / "npm"),
-            "PIP_CACHE_DIR": str(cache / "pip"),
+            "MAVEN_OPTS": f"-Dmaven.repo.local={options.shared_cache('m2') / 'repository'}",
+            "npm_config_cache": str(options.shared_cache("npm")),
+            "PIP_CACHE_DIR": str(options.shared_cache("pip")),
             "PIP_DISABLE_PIP_VERSION_CHECK": "1",
         },
     )
@@ -75,12 +82,12 @@ def run_in_sandbox(ctx: ToolContext, command: str) -> str:
     if problem := bubblewrap_problem():
         raise ToolError(f"the shell tool never runs commands unconfined, and {problem}; use the other tools")
     # The build's own daemons (in the build's sandbox session, or unsandboxed) are out of reach.
-    hidden = [ctx.options.state_for(ctx.root) / "gradle-daemons"]
+    hidden = [ctx.options.sandbox_state_for(ctx.root) / "gradle-daemons"]
     # No git history either: a benchmark's mirror holds commits after the one being repaired.
-    confinement = confinement_for(ctx.root, ctx.options, hidden, git_metadata=False)
-    prefix = Bubblewrap().wrap([], confinement)  # ends with bwrap's "--"
-    argv = [*prefix[:-1], "--chdir", str(ctx.root), "--", "bash", "-c", command]
-    run, output = run_command(ctx, argv, shell_env(ctx), ctx.shell_timeout_s, "shell")
+    options = _shell_options(ctx)
+    confinement = confinement_for(ctx.root, options, hidden, git_metadata=False)
+    argv = ["bash", "-c", command]
+    run, output = run_command(ctx, argv, shell_env(ctx), ctx.shell_timeout_s, "shell", confinement)
     output = strip_ansi(output.replace("\r\n", "\n")).rstrip("\n")
     if run.timed_out:
         status = (
@@ -221,7 +228,7 @@ def _system_guidance(ctx: ToolContext) -> list[str]:
             f"`{launcher} -B -e compile` for more detail; the local repository is the shared cache."
         ]
     if ctx.build_system == "python":
-        venv = ctx.options.state_for(root) / "venv"
+        venv = ctx.options.sandbox_state_for(root) / "venv"
         return [
             f"- Python: the build's virtualenv is {venv} (on PATH once the build has created it; "
             f"otherwise create it with `python3 -m venv {venv}`). Install with `python -m pip install "
