@@ -18,6 +18,7 @@ from buildfixer.core.build_result import BuildError, BuildResult
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.deps import manage as deps
 from buildfixer.logs.text import read_log, strip_ansi
+from buildfixer.workspace.git import git
 
 _LOG_CAP = 2_000_000  # characters of the log's end that recipes read
 
@@ -39,6 +40,19 @@ class Repair:
     recipe: str
     summary: str
     calls: list[PlannedCall] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class History:
+    """A folder whose git history a recipe may read, and the git directory to read it through."""
+
+    folder: Path
+    git_dir: Path | None = None  # None: the folder's own repository (a folder no sandbox writes)
+
+    def git(self, *args: str, timeout: float) -> str:
+        """Run git on this history (BuildfixerError when it fails)."""
+        work_tree = self.folder if self.git_dir else None
+        return git(*args, cwd=self.folder, git_dir=self.git_dir, work_tree=work_tree, timeout=timeout)
 
 
 @dataclass
@@ -66,17 +80,10 @@ class Evidence:
     origin: Path | None = None
     git_dir: Path | None = None
 
-    def histories(self) -> list[dict[str, Path]]:
-        """Where git history may be read, as `workspace.git.git` keyword arguments.
-
-        The workspace through its recorded git directory, then the project it came from.
-        """
-        places = (
-            [{"cwd": self.project, "git_dir": self.git_dir, "work_tree": self.project}]
-            if self.git_dir
-            else []
-        )
-        return places + ([{"cwd": self.origin}] if self.origin is not None and self.origin.is_dir() else [])
+    def histories(self) -> list[History]:
+        """Where git history may be read, in order: the workspace (its recorded git directory), its origin."""
+        places = [History(self.project, self.git_dir)] if self.git_dir else []
+        return places + ([History(self.origin)] if self.origin is not None and self.origin.is_dir() else [])
 
     @property
     def system(self) -> str:

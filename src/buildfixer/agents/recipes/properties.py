@@ -17,7 +17,6 @@ from buildfixer.agents.recipes.toolchains import android_sdk
 from buildfixer.core import confined
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.deps import manage as deps
-from buildfixer.workspace.git import git
 
 # --- recipe 3: missing properties files ------------------------------------------------------
 
@@ -170,9 +169,9 @@ def _from_history(ev: Evidence, rel: str) -> str | None:
     """
     for where in ev.histories():
         try:
-            deleted = git("log", "-n", "1", "--format=%H", "--diff-filter=D", "--", rel, timeout=20, **where)
+            deleted = where.git("log", "-n", "1", "--format=%H", "--diff-filter=D", "--", rel, timeout=20)
             spec = f"{deleted.strip()}^:./{rel}" if deleted.strip() else f"HEAD:./{rel}"
-            return git("show", spec, timeout=20, **where)
+            return where.git("show", spec, timeout=20)
         except BuildfixerError:  # not a repository, or the file was never committed
             continue
     return None
