@@ -87,7 +87,7 @@ def discover_jdks() -> list[Jdk]:
     """Every distinct installed JDK (by real path), sorted by version."""
     seen: dict[str, Jdk] = {}
     for place in _candidate_homes():
-        if not place.is_dir():
+        if not os.path.isdir(place):  # absent or not ours to read (another user's home)
             continue
         homes = [place] if _is_jdk(place) else [p for p in sorted(place.iterdir()) if _is_jdk(p)]
         for home in homes:

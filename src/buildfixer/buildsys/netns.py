@@ -32,14 +32,26 @@ from buildfixer.buildsys import egress
 from buildfixer.buildsys.plan import executable
 from buildfixer.core.errors import BuildfixerError
 
-# Inside the namespace: listen on loopback, pass every connection to the proxy's Unix socket.
+# Inside the namespace, first: die with the holder, bring loopback up, say so on stdout.
+_PROLOGUE = r"""
+import ctypes, fcntl, os, signal, socket, struct, sys
+ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG: the holder's death ends us
+if os.getppid() != int(sys.argv[1]):
+    sys.exit(0)
+probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+flags = struct.unpack("16sH", fcntl.ioctl(probe, 0x8913, struct.pack("16sH", b"lo", 0))[:18])[1]
+fcntl.ioctl(probe, 0x8914, struct.pack("16sH", b"lo", flags | 1))  # SIOCSIFFLAGS: lo up
+"""
+_READY = 'print("ready", flush=True)\n'
+# Then, online: listen on loopback, pass every connection to the proxy's Unix socket.
 FORWARDER = r"""
 import socket, sys, threading
-port, target = int(sys.argv[1]), sys.argv[2]
+port, target = int(sys.argv[2]), sys.argv[3]
 listener = socket.socket()
 listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 listener.bind(("127.0.0.1", port))
 listener.listen(128)
+print("ready", flush=True)
 def pipe(a, b):
     try:
         while data := a.recv(65536):
@@ -77,12 +89,12 @@ _registered: dict[Path, int] = {}
 _lock = threading.Lock()
 
 
-def join_prefix(online: bool, allowed: tuple[str, ...] = (), as_user: bool = True) -> list[str]:
+def join_prefix(online: bool, allowed: tuple[str, ...] = ()) -> list[str]:
     """The command prefix that runs what follows in the shared namespace (online: `allowed` hosts).
 
-    With `as_user` it also joins the holder's user namespace (a caller that is not root needs it
-    to enter the network namespace); root joins the network namespace alone, so that what follows
-    keeps the host's credentials and can become the sandbox's own unprivileged uid.
+    Root joins the network namespace alone (what follows keeps the host's credentials and can
+    become the sandbox's own unprivileged uid); anyone else joins the holder's user namespace too,
+    without which it may not enter the network namespace.
     """
     nsenter = executable("nsenter")
     if nsenter is None:
@@ -91,7 +103,7 @@ def join_prefix(online: bool, allowed: tuple[str, ...] = (), as_user: bool = Tru
     with _lock:
         _register(directory, allowed)
         pid, net = _running_holder(directory) or _start_holder(directory)
-    user = ["--user", "--preserve-credentials"] if as_user else []
+    user = ["--user", "--preserve-credentials"] if os.geteuid() != 0 else []
     join = [nsenter, "--target", str(pid), *user, "--net", "--"]
     return [*join, "/bin/sh", "-c", _CHECK, f"net:[{net}]"]
 
@@ -197,20 +209,23 @@ def hold(directory: Path) -> int:
     online = directory.name.endswith("-online")
     if online:
         server = egress.serve_proxy(socket_path, lambda: _allowed_hosts(directory))  # read per request
-        inside = ["-c", FORWARDER, str(egress.PROXY_PORT), str(socket_path)]
+        inside = [_PROLOGUE + FORWARDER, str(os.getpid()), str(egress.PROXY_PORT), str(socket_path)]
     else:
-        inside = ["-c", "import signal; signal.pause()"]
-    read_end, write_end = os.pipe()
-    bwrap = executable("bwrap") or "bwrap"
-    argv = [bwrap, "--unshare-user", "--unshare-net", "--ro-bind", "/", "/", "--dev", "/dev",
-            "--die-with-parent", "--info-fd", str(write_end), "--",
-            sys.executable, "-I", *inside]  # fmt: skip
-    forwarder = subprocess.Popen(argv, pass_fds=(write_end,), stdin=subprocess.DEVNULL)
-    os.close(write_end)
-    with os.fdopen(read_end) as info_file:
-        info = json.loads(info_file.read())
+        inside = [_PROLOGUE + _READY + "signal.pause()", str(os.getpid())]
+    # Root makes the network namespace alone (owned by the host's user namespace: no sandbox can
+    # ever hold a capability over it); anyone else in a user namespace of its own, keeping its
+    # uid (sandboxes join both) and, for loopback's sake, its capabilities there.
+    unshare = executable("unshare") or "unshare"
+    user = [] if os.geteuid() == 0 else ["--user", "--map-current-user", "--keep-caps"]
+    argv = [unshare, "--net", *user, "--", sys.executable, "-I", "-c", *inside]
+    forwarder = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE)
+    assert forwarder.stdout is not None
+    if forwarder.stdout.readline().strip() != b"ready":
+        forwarder.kill()
+        return 1
+    net = os.stat(f"/proc/{forwarder.pid}/ns/net").st_ino
     partial = directory / "netns.json.tmp"
-    partial.write_text(json.dumps({"pid": info["child-pid"], "net": info["net-namespace"]}))
+    partial.write_text(json.dumps({"pid": forwarder.pid, "net": net}))
     partial.replace(directory / "netns.json")
     started = time.monotonic()
     try:

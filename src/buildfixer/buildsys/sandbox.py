@@ -208,7 +208,7 @@ def _tool_locations() -> tuple[Path, ...]:
         homes = {Path("/"), Path("/root"), Path("/home"), Path.home(), *Path("/home").glob("*")}
         found.append(real if top in homes or top.parent in {Path("/home")} else top)
     for entry in os.environ.get("PATH", "").split(os.pathsep):
-        if entry.startswith("/") and Path(entry).is_dir() and Path(entry) not in {Path("/"), Path.home()}:
+        if entry.startswith("/") and os.path.isdir(entry) and Path(entry) not in {Path("/"), Path.home()}:
             found.append(Path(entry))
     return tuple(found)
 
@@ -346,7 +346,7 @@ def bwrap_prefix(confinement: Confinement) -> list[str]:
             argv += ["--ro-bind", "/dev/null", str(path)]
     # Never the host's network: the namespace shared by all sandboxes of the kind (loopback only);
     # online, its one way out is the registries' proxy.
-    join = netns.join_prefix(confinement.network, confinement.allowed_hosts, as_user=sandbox_ids() is None)
+    join = netns.join_prefix(confinement.network, confinement.allowed_hosts)
     # A new session: the command cannot push input into the caller's terminal (TIOCSTI).
     return [*join, *argv, "--new-session", "--die-with-parent", "--"]
 
