@@ -14,7 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from buildfixer.buildsys import gradle, maven, npm, python
 from buildfixer.buildsys.options import BuildOptions
+from buildfixer.buildsys.plan import files_digest
 from buildfixer.buildsys.project import build_project, stop_daemons
 
 VICTIM = "victim-" + uuid.uuid4().hex
@@ -54,3 +56,29 @@ def test_planted_links_in_the_build_state_are_never_followed(tmp_path: Path) -> 
     assert (state / "logs").is_dir() and not (state / "logs").is_symlink()
     assert "planted:" not in "".join(Path(result.log_path).read_text() for result in logs)
     assert Path(logs[-1].log_path).parent == state / "logs"
+
+
+@pytest.mark.parametrize("kind", ["link-out", "fifo"])
+def test_build_planning_reads_no_file_through_a_link_or_a_fifo(kind: str, tmp_path: Path) -> None:
+    """Planning a build reads the project's files on the host: a link out is absent, a FIFO never blocks."""
+    secret = tmp_path / "secret.json"
+    secret.write_text('{"scripts": {"build": "' + VICTIM + '"}, "packageManager": "' + VICTIM + '"}')
+    project = tmp_path / "p"
+    (project / "gradle" / "wrapper").mkdir(parents=True)
+    (project / ".mvn" / "wrapper").mkdir(parents=True)
+    names = ["package.json", "pyproject.toml", "gradle/wrapper/gradle-wrapper.properties",
+             ".mvn/wrapper/maven-wrapper.properties", "build.gradle", "tox.ini", "setup.cfg"]  # fmt: skip
+    for name in names:
+        if kind == "fifo":
+            os.mkfifo(project / name)
+        else:
+            (project / name).symlink_to(secret)
+    seen = [
+        npm.scripts(project), npm.package_manager(project), python.installable(project),
+        python.tox_deps(project), gradle.wrapper_zip(project), gradle.is_android(project),
+        maven.wrapper_version(project),
+        files_digest(project, names),
+    ]  # fmt: skip
+    assert VICTIM not in repr(seen)
+    assert seen[0] == {} and seen[1] == "npm"
+

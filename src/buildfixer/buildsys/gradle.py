@@ -9,6 +9,7 @@ from buildfixer.buildsys.jdk import Jdk
 from buildfixer.buildsys.options import BuildOptions
 from buildfixer.buildsys.plan import Plan, executable, java_env, version_from_jar_dir
 from buildfixer.buildsys.runner import BuildStep
+from buildfixer.core import confined
 
 name = "gradle"  # this module is a core.protocols.BuildSystem: name, detect, plan
 
@@ -26,24 +27,18 @@ def detect(project: Path) -> bool:
 
 def is_android(project: Path) -> bool:
     """True when a build script at the root or one level down applies an Android plugin."""
-    scripts = [project / n for n in BUILD_FILES]
-    scripts += [p for n in ("build.gradle", "build.gradle.kts") for p in project.glob(f"*/{n}")]
-    for script in scripts:
-        try:
-            if script.is_file() and _ANDROID_PLUGIN.search(script.read_text(errors="replace")):
-                return True
-        except OSError:
-            continue
-    return False
+    scripts = list(BUILD_FILES)
+    scripts += [
+        f"{p.parent.name}/{n}" for n in ("build.gradle", "build.gradle.kts") for p in project.glob(f"*/{n}")
+    ]
+    return any(_ANDROID_PLUGIN.search(confined.try_read_text(project, script) or "") for script in scripts)
 
 
 def wrapper_zip(project: Path) -> str | None:
     """File name of the distribution the wrapper asks for (`gradle-8.5-bin.zip`), if any."""
-    props = project / "gradle" / "wrapper" / "gradle-wrapper.properties"
-    try:
-        found = _DIST_URL.search(props.read_text(errors="replace"))
-    except OSError:
-        return None
+    found = _DIST_URL.search(
+        confined.try_read_text(project, "gradle/wrapper/gradle-wrapper.properties") or ""
+    )
     return found.group(1).strip().replace("\\:", ":").rsplit("/", 1)[-1] if found else None
 
 

@@ -9,6 +9,7 @@ from buildfixer.buildsys.jdk import Jdk
 from buildfixer.buildsys.options import BuildOptions
 from buildfixer.buildsys.plan import Plan, executable, java_env, version_from_jar_dir
 from buildfixer.buildsys.runner import BuildStep
+from buildfixer.core import confined
 
 name = "maven"  # this module is a core.protocols.BuildSystem: name, detect, plan
 
@@ -20,10 +21,7 @@ def detect(project: Path) -> bool:
 
 def wrapper_version(project: Path) -> str | None:
     """Maven version the project's wrapper asks for (`.mvn/wrapper/maven-wrapper.properties`)."""
-    try:
-        text = (project / ".mvn" / "wrapper" / "maven-wrapper.properties").read_text(errors="replace")
-    except OSError:
-        return None
+    text = confined.try_read_text(project, ".mvn/wrapper/maven-wrapper.properties") or ""
     found = re.search(r"^distributionUrl\s*=.*/apache-maven-([^/\s]+?)-bin\.zip", text, re.MULTILINE)
     return found.group(1) if found else None
 

@@ -15,6 +15,7 @@ from buildfixer.buildsys.jdk import Jdk
 from buildfixer.buildsys.options import BuildOptions
 from buildfixer.buildsys.plan import Plan, executable, files_digest, stamp_matches
 from buildfixer.buildsys.runner import BuildStep
+from buildfixer.core import confined
 from buildfixer.core.errors import BuildfixerError
 
 name = "npm"  # this module is a core.protocols.BuildSystem: name, detect, plan
@@ -34,8 +35,8 @@ def detect(project: Path) -> bool:
 def scripts(project: Path) -> dict[str, str]:
     """The `scripts` of package.json; a package.json that is not JSON is the build's error, not ours."""
     try:
-        data = json.loads((project / "package.json").read_text(errors="replace"))
-    except (OSError, ValueError):
+        data = json.loads(confined.try_read_text(project, "package.json") or "{}")
+    except ValueError:
         return {}
     found = data.get("scripts") if isinstance(data, dict) else None
     return {k: v for k, v in found.items() if isinstance(v, str)} if isinstance(found, dict) else {}
@@ -44,9 +45,9 @@ def scripts(project: Path) -> dict[str, str]:
 def package_manager(project: Path) -> str:
     """npm, pnpm or yarn: the `packageManager` field, else the lockfile present, else npm."""
     try:
-        data = json.loads((project / "package.json").read_text(errors="replace"))
+        data = json.loads(confined.try_read_text(project, "package.json") or "{}")
         declared = data.get("packageManager") if isinstance(data, dict) else None
-    except (OSError, ValueError):
+    except ValueError:
         declared = None
     found = re.match(r"(npm|pnpm|yarn)@", declared) if isinstance(declared, str) else None
     if found:

@@ -13,6 +13,10 @@ from pathlib import Path
 
 from buildfixer.buildsys.jdk import Jdk
 from buildfixer.buildsys.runner import BuildStep
+from buildfixer.core import confined
+
+# Lockfiles reach tens of megabytes (package-lock.json of a monorepo): digest them whole.
+_DIGEST_LIMIT = 256 << 20
 
 
 @dataclass
@@ -51,9 +55,9 @@ def files_digest(project: Path, names: list[str]) -> str:
     """Digest of the named files' contents (missing files count too): the warm-state key."""
     digest = hashlib.sha256()
     for name in sorted(names):
-        path = project / name
+        text = confined.try_read_text(project, name, limit=_DIGEST_LIMIT)  # a FIFO or a link out: absent
         digest.update(name.encode() + b"\0")
-        digest.update(path.read_bytes() if path.is_file() else b"<absent>")
+        digest.update(text.encode() if text is not None else b"<absent>")
     return digest.hexdigest()
 
 
@@ -105,9 +109,6 @@ def missing_submodules(project: Path) -> list[str]:
     A build or its tests often read them (test suites, vendored sources), and the failure then
     looks like the project's own missing file.
     """
-    try:
-        text = (project / ".gitmodules").read_text(errors="replace")
-    except OSError:
-        return []
+    text = confined.try_read_text(project, ".gitmodules") or ""
     paths = re.findall(r"^\s*path\s*=\s*(.+?)\s*$", text, re.MULTILINE)
     return [p for p in paths if not (project / p).is_dir() or not any((project / p).iterdir())]

@@ -19,6 +19,7 @@ from buildfixer.buildsys.jdk import Jdk
 from buildfixer.buildsys.options import BuildOptions
 from buildfixer.buildsys.plan import Plan, files_digest, stamp_matches
 from buildfixer.buildsys.runner import BuildStep
+from buildfixer.core import confined
 
 name = "python"  # this module is a core.protocols.BuildSystem: name, detect, plan
 
@@ -44,9 +45,10 @@ def detect_requirements_only(project: Path) -> bool:
 
 def _pyproject(project: Path) -> dict[str, Any] | None:
     """pyproject.toml as a table; None when absent or not valid TOML (pip will report that)."""
+    text = confined.try_read_text(project, "pyproject.toml")
     try:
-        return tomllib.loads((project / "pyproject.toml").read_text(errors="replace"))
-    except (OSError, tomllib.TOMLDecodeError):
+        return tomllib.loads(text) if text is not None else None
+    except tomllib.TOMLDecodeError:
         return None
 
 
@@ -97,9 +99,7 @@ def _test_dependencies(project: Path) -> tuple[str | None, list[str]]:
     # setup.cfg [options.extras_require] or setup.py extras_require={...}: no parser, a pattern.
     text = ""
     for name in ("setup.cfg", "setup.py"):
-        path = project / name
-        if path.is_file():
-            text += path.read_text(errors="replace")
+        text += confined.try_read_text(project, name) or ""
     for extra in _TEST_EXTRAS:
         if re.search(rf"^\s*['\"]?{extra}['\"]?\s*[=:]", text, re.MULTILINE):
             return extra, []
@@ -116,7 +116,7 @@ def tox_deps(project: Path) -> list[str]:
     """
     parser = configparser.ConfigParser(interpolation=None, strict=False)
     try:
-        parser.read_string((project / "tox.ini").read_text(errors="replace"))
+        parser.read_string(confined.try_read_text(project, "tox.ini") or "")
         lines = parser.get("testenv", "deps", fallback="").splitlines()
     except (OSError, configparser.Error):
         return []
