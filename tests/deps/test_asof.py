@@ -723,7 +723,10 @@ def test_python_build_installs_the_dependencies_of_its_date(tmp_path: Path) -> N
     assert json.loads((info / "direct_url.json").read_text())["dir_info"] == {"editable": True}
     assert "dependencies as of 2022-06-01T00:00:00Z" in result.environment["notes"]
     # Today, in the same state directory: the dated venv is not reused.
-    today = build_project(project, BuildOptions(state_dir=state, extra_env={"SETUPTOOLS_SEEN": str(seen)}))
+    # Sandboxed now: only the project is writable (its parent folders belong to no one inside).
+    today = build_project(
+        project, BuildOptions(state_dir=state, extra_env={"SETUPTOOLS_SEEN": str(project / "seen-today")})
+    )
     assert today.status == "success", Path(today.log_path).read_text()[-3000:]
     assert version_key(site_packages(state)["packaging"]) > version_key("21.3")
 

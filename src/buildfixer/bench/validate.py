@@ -28,7 +28,6 @@ from buildfixer.core.errors import BuildfixerError
 from buildfixer.core.progress import Progress, emit
 from buildfixer.harness import grading
 from buildfixer.memory.trust import instance_domain
-from buildfixer.workspace.git import git
 from buildfixer.workspace.workspace import Workspace
 
 _MESSAGE_CAP = 300  # characters of a root error message kept in an observation
@@ -116,8 +115,8 @@ def _revert_tracked(ws: Workspace) -> None:
     Keeping node_modules, target/ and the like lets the gold build reuse what the base build
     installed, as a developer's next build would.
     """
-    git("reset", "--quiet", "--hard", ws.base_commit, cwd=ws.root)
-    git("clean", "-qfd", cwd=ws.root)
+    ws.git("reset", "--quiet", "--hard", ws.base_commit)
+    ws.git("clean", "-qfd")
 
 
 def _build(
@@ -133,13 +132,13 @@ def _compare_with_fix(ws: Workspace, instance: Instance) -> tuple[bool | None, s
     """Whether the gold patch, now applied in `ws`, gives fix_commit's tree; a warning if not."""
     if instance.fix_commit is None:
         return None, None
-    fix = git("rev-parse", "--verify", "--quiet", f"{instance.fix_commit}^{{tree}}", cwd=ws.root, check=False)
+    fix = ws.git("rev-parse", "--verify", "--quiet", f"{instance.fix_commit}^{{tree}}", check=False)
     if not fix.strip():
         return None, f"fix_commit {instance.fix_commit} is not in the repository; gold patch not compared"
-    git("add", "-A", cwd=ws.root)
-    names = git("diff", "--cached", "--name-only", "-z", fix.strip(), cwd=ws.root)
+    ws.git("add", "-A")
+    names = ws.git("diff", "--cached", "--name-only", "-z", fix.strip())
     differ = [name for name in names.split("\0") if name]
-    git("reset", "--quiet", cwd=ws.root)  # unstage: the build must see the tree, not an index
+    ws.git("reset", "--quiet")  # unstage: the build must see the tree, not an index
     if not differ:
         return True, None
     shown = ", ".join(differ[:5]) + (f" (+{len(differ) - 5} more)" if len(differ) > 5 else "")

@@ -59,7 +59,7 @@ class SandboxCgroup:
     def remove(self) -> None:
         """Kill what is left inside and remove the groups (a few tries: dying tasks take a moment)."""
         for directory in set(self.dirs.values()):
-            for _ in range(50):
+            for _ in range(400):
                 try:
                     directory.rmdir()
                     break
@@ -67,7 +67,7 @@ class SandboxCgroup:
                     break
                 except OSError:
                     _kill_members(directory)
-                    time.sleep(0.02)
+                    time.sleep(0.005)
 
 
 def create(limits: Limits) -> SandboxCgroup | None:

@@ -157,22 +157,28 @@ def sandbox_environment(env: dict[str, str], confinement: Confinement) -> dict[s
 def sandbox_session(
     project: Path, options: BuildOptions, confinement: Confinement, warm: bool
 ) -> Iterator[SandboxSession]:
-    """The project's sandbox for one build or command; the project is the sandbox's meanwhile.
+    """The project's sandbox for one build or command, the project writable by the sandbox's user.
 
-    The caches and the sandbox's part of the project's state are handed to the sandbox's user for
-    good, the project only for the time of the block (`buildsys.identity`). `warm`: the project's
-    long-lived session (its daemons stay warm); otherwise a session of its own, closed at the end.
+    The caches and the sandbox's part of the project's state are handed to that user for good
+    (`buildsys.identity`); so is a project inside buildfixer's cache directory (a workspace: a
+    copy of buildfixer's own), walked again each time for what buildfixer wrote into it since.
+    Any other project (the user's folder, built in place) is lent for the block and handed back.
+    `warm`: the project's long-lived session (its daemons stay warm); otherwise a session of its
+    own, closed at the end.
     """
     prefix = get_sandbox(options.sandbox).wrap([], confinement)
     for folder in confinement.writable:
         if folder != project:  # large, and written by sandboxes: walked once per process
             hand_over(folder, once=True)
+    ours = project.resolve().is_relative_to(options.cache_dir.resolve())
+    if ours:
+        hand_over(project)
     if warm:
         session = session_for(project, prefix, confinement.writable)
     else:
         session = SandboxSession(prefix, confinement.writable)
     try:
-        with lent(project):
+        with contextlib.nullcontext() if ours else lent(project):
             yield session
     finally:
         if not warm:

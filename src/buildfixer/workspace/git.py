@@ -88,6 +88,10 @@ def git_bytes(
     for setting in SAFE_CONFIG:
         argv += ["-c", setting]
     if git_dir is not None:
+        # A git directory buildfixer names is its own, so is its config; a workspace's working
+        # tree may belong to the sandbox's user, which git would call "dubious ownership".
+        safe = [git_dir, *([work_tree] if work_tree is not None else [])]
+        argv += [arg for path in safe for arg in ("-c", f"safe.directory={path}")]
         argv += ["--git-dir", str(git_dir)]
     if work_tree is not None:
         argv += ["--work-tree", str(work_tree)]

@@ -241,8 +241,8 @@ class Workspace:
                 if admin is not None and slot.is_dir():
                     ws = cls(slot.resolve(), resolved, mirror, lock=lock, git_dir=admin)
                     ws._restore_git_link()  # the last attempt's agent may have rewritten `.git`
-                    ws._git("checkout", "--quiet", "--force", "--detach", resolved)
-                    ws._git("clean", "-qffdx")
+                    ws.git("checkout", "--quiet", "--force", "--detach", resolved)
+                    ws.git("clean", "-qffdx")
                     return ws
                 shutil.rmtree(slot, ignore_errors=True)
                 with _worktrees_locked(mirror):
@@ -262,9 +262,9 @@ class Workspace:
         self.lock.unlink(missing_ok=True)
         self.lock = None
 
-    def _git(self, *args: str, env: dict[str, str] | None = None) -> str:
+    def git(self, *args: str, env: dict[str, str] | None = None, check: bool = True) -> str:
         """Run git on this workspace through its recorded git directory (never the root's `.git`)."""
-        return git(*args, cwd=self.root, git_dir=self.git_dir, work_tree=self.root, env=env)
+        return git(*args, cwd=self.root, git_dir=self.git_dir, work_tree=self.root, env=env, check=check)
 
     def _restore_git_link(self) -> None:
         """Point the root's `.git` at the workspace's git directory again, whatever was written there."""
@@ -276,8 +276,8 @@ class Workspace:
 
     def reset(self) -> None:
         """Back to the base commit exactly: edits undone, new and ignored files removed."""
-        self._git("reset", "--quiet", "--hard", self.base_commit)
-        self._git("clean", "-qffdx")
+        self.git("reset", "--quiet", "--hard", self.base_commit)
+        self.git("clean", "-qffdx")
         self._restore_git_link()
 
     def changed_files(self, paths: list[str] | None = None) -> list[str]:
@@ -289,7 +289,7 @@ class Workspace:
         if paths is not None and not paths:
             return []
         self._stage_all()
-        out = self._git(
+        out = self.git(
             "diff", "--cached", "--name-only", "--no-renames", "-z", self.base_commit, "--", *literal(paths)
         )
         return [p for p in out.split("\0") if p]
@@ -306,7 +306,7 @@ class Workspace:
         if tree is None:
             self._stage_all()
         compared = [self.base_commit, tree] if tree else ["--cached", self.base_commit]
-        return self._git(
+        return self.git(
             "diff", "--binary", "--no-color", "--no-ext-diff", "--no-textconv", "--no-renames",
             *compared, "--", *literal(paths),
         )  # fmt: skip
@@ -314,8 +314,8 @@ class Workspace:
     def write_tree(self) -> str:
         """The tree object of the working state (what `diff` compares), written to the mirror."""
         self._stage_all()
-        tree = self._git("write-tree").strip()
-        self._git("reset", "--quiet")  # unstage: builds and tools see the tree, not an index
+        tree = self.git("write-tree").strip()
+        self.git("reset", "--quiet")  # unstage: builds and tools see the tree, not an index
         return tree
 
     def _stage_all(self) -> None:
