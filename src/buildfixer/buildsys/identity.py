@@ -5,9 +5,10 @@ much of the kernel checks only the uid (writes under /proc/sys, a root-owned Uni
 root owns). So a root caller runs sandboxes as an unused high uid and gid instead (65432 unless
 `BUILDFIXER_SANDBOX_UID` names another; it must belong to no account): file permissions and
 rlimits then bind as for any unprivileged user. Such a user can only write what it owns, so the
-folders a sandbox writes are handed over to it: the shared caches and the sandbox part of a
-project's state for good, the project itself for the time of a build (`lent`), after which what
-it holds goes back to the project's owner, build outputs included. `chown -R -P -h` walks the
+folders a sandbox writes are handed over to it (`hand_over`): the caches, the sandbox part of a
+project's state and buildfixer's own workspaces for good; a user's folder built in place only
+for the time of a build (`lent`), after which what it holds goes back to the folder's owner,
+build outputs included. `chown -R -P -h` walks the
 tree without following a link and changes links themselves, and `--from` leaves files of any
 other owner as they are. A caller that is not root runs sandboxes as itself (in a user namespace
 of its own), and nothing changes hands.

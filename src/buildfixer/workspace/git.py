@@ -124,7 +124,9 @@ def worktree_git_dir(root: Path) -> Path:
     Call it only while nothing but buildfixer has written into `root`: afterwards, pass the
     directory it returned to every command instead of letting git look at `.git` again.
     """
-    out = git("rev-parse", "--absolute-git-dir", cwd=root, check=False).strip()
+    # Its working tree may belong to the sandbox's user, which git calls "dubious ownership".
+    trusted = ("-c", f"safe.directory={root}")
+    out = git(*trusted, "rev-parse", "--absolute-git-dir", cwd=root, check=False).strip()
     if not out:
         raise BuildfixerError(f"not a git working tree: {root}")
     return Path(out)

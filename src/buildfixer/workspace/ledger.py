@@ -122,7 +122,9 @@ class EditLedger:
         """
         root = root.resolve()
         if git_dir is None:
-            top = git("rev-parse", "--show-toplevel", cwd=root, check=False).strip()
+            # Before any agent ran, `.git` is buildfixer's; the tree may be the sandbox user's.
+            trusted = ("-c", f"safe.directory={root}")
+            top = git(*trusted, "rev-parse", "--show-toplevel", cwd=root, check=False).strip()
             if not top or Path(top).resolve() != root:
                 return None
             git_dir = worktree_git_dir(root)
