@@ -9,6 +9,7 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from pathlib import Path
@@ -54,8 +55,6 @@ needs_groups = pytest.mark.skipif(not cgroups.memory_available(), reason="no wri
 @needs_groups
 def test_a_fork_bomb_stops_within_seconds_and_the_host_stays_usable(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv(VARIABLES["processes"], "200")
-    import threading
-
     latencies: list[float] = []
     done = threading.Event()
 

@@ -16,8 +16,9 @@ from pathlib import Path
 import pytest
 
 from buildfixer.buildsys.options import BuildOptions
+from buildfixer.buildsys.project import run_in_sandbox
 from buildfixer.buildsys.runner import BuildStep, run_steps
-from buildfixer.buildsys.sandbox import Bubblewrap, confine, confinement_for
+from buildfixer.buildsys.sandbox import Bubblewrap, confinement_for
 from buildfixer.buildsys.session import SandboxSession
 from buildfixer.tools.context import ToolContext
 from buildfixer.tools.shell import shell_tools
@@ -157,13 +158,9 @@ def test_sandbox_processes_die_with_the_sandbox_even_detached(tmp_path: Path, ho
     project = tmp_path / "p"
     project.mkdir()
     options = BuildOptions(cache_dir=tmp_path / "cache")
-    argv = confine(
-        ["sh", "-c", f"setsid env -u BUILDFIXER_OWNER sleep 86{token} & sleep 1; echo started"],
-        project,
-        options,
-    )
-    result = run_steps([BuildStep(argv)], cwd=project, env={"PATH": os.environ["PATH"]},
-                       log_path=tmp_path / "log", timeout_s=60, owner=f"t-{token}")  # fmt: skip
+    argv = ["sh", "-c", f"setsid env -u BUILDFIXER_OWNER sleep 86{token} & sleep 1; echo started"]
+    result = run_in_sandbox(project, options, argv, env={"PATH": os.environ["PATH"]},
+                            log_path=tmp_path / "log", timeout_s=60, owner=f"t-{token}")  # fmt: skip
     assert result.exit_code == 0 and "started" in (tmp_path / "log").read_text()
     _wait_for(lambda: not _processes_with(f"86{token}"), 10)  # the namespace's teardown is asynchronous
 
@@ -241,8 +238,7 @@ def test_a_planted_git_pointer_exposes_nothing(target: str, tmp_path: Path, home
              "relative-escape": "../home/.ssh"}[target]  # fmt: skip
     (project / ".git").write_text(f"gitdir: {named}\n")
     assert confinement_for(project, options).readable == confinement_for(tmp_path / "none", options).readable
-    output = subprocess.run(
-        confine(["sh", "-c", f"cat {home}/.ssh/id_rsa {trajectories}/HEAD"], project, options),
-        capture_output=True, text=True,
-    )  # fmt: skip
-    assert CANARY not in output.stdout
+    argv = ["sh", "-c", f"cat {home}/.ssh/id_rsa {trajectories}/HEAD"]
+    run_in_sandbox(project, options, argv, env={"PATH": os.environ["PATH"]}, log_path=tmp_path / "log",
+                   timeout_s=60, owner="t-gitdir")  # fmt: skip
+    assert CANARY not in (tmp_path / "log").read_text()

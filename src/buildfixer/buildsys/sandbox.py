@@ -199,14 +199,11 @@ def _tool_locations() -> tuple[Path, ...]:
     directory or at the root is not shown whole, only the program itself.
     """
     found = []
+    homes = {Path("/"), Path("/root"), Path("/home"), Path.home(), *Path("/home").glob("*")}
     for name in ("node", "npm", "npx", "corepack", "mvn", "gradle", "java", "git", "python3"):
-        path = executable(name)
-        if path is None:
-            continue
-        real = Path(path).resolve()
-        top = real.parent.parent
-        homes = {Path("/"), Path("/root"), Path("/home"), Path.home(), *Path("/home").glob("*")}
-        found.append(real if top in homes or top.parent in {Path("/home")} else top)
+        if (path := executable(name)) is not None:
+            real = Path(path).resolve()
+            found.append(real if real.parent.parent in homes else real.parent.parent)
     for entry in os.environ.get("PATH", "").split(os.pathsep):
         if entry.startswith("/") and os.path.isdir(entry) and Path(entry) not in {Path("/"), Path.home()}:
             found.append(Path(entry))
@@ -275,18 +272,6 @@ def _workspace_git_dirs(project: Path, cache_dir: Path) -> list[Path]:
     except OSError:
         borrowed = []
     return [git_dir, common, *(Path(b) for b in borrowed if Path(b).is_absolute() and Path(b).is_dir())]
-
-
-def confine(argv: list[str], project: Path, options: BuildOptions) -> list[str]:
-    """`argv` in the sandbox the options name, with the confinement of a build of `project`.
-
-    A command line to run as it is: no control group and no hand-over of the project (which
-    `buildsys.project.run_in_sandbox` adds), so as root it can write only what the sandbox's user
-    already owns.
-    """
-    if options.sandbox == "none":
-        return argv
-    return get_sandbox(options.sandbox).wrap(argv, confinement_for(project, options))
 
 
 def launcher(confinement: Confinement, cwd: Path | None) -> list[str]:

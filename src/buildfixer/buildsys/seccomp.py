@@ -29,35 +29,23 @@ _NR, _ARCH, _ARG0 = 0, 4, 16
 # CLONE_NEW{NS,CGROUP,UTS,IPC,USER,PID,NET,TIME}.
 _NAMESPACE_FLAGS = 0x7E020080
 
-_REFUSED = (
-    "keyctl", "add_key", "request_key", "setns", "mount", "umount2", "pivot_root", "move_mount",
-    "open_tree", "fsopen", "fsconfig", "fsmount", "fspick", "mount_setattr", "bpf", "userfaultfd",
-    "perf_event_open", "kexec_load", "kexec_file_load", "init_module", "finit_module",
-    "delete_module", "open_by_handle_at", "name_to_handle_at",
-)  # fmt: skip
-_ABSENT = ("clone3", "io_uring_setup", "io_uring_enter", "io_uring_register")
-
-# (audit arch, first number of another ABI sharing the arch or None, system-call numbers).
-_TABLES = {
-    "x86_64": (0xC000003E, 0x40000000, {
-        "keyctl": 250, "add_key": 248, "request_key": 249, "setns": 308, "mount": 165,
-        "umount2": 166, "pivot_root": 155, "move_mount": 429, "open_tree": 428, "fsopen": 430,
-        "fsconfig": 431, "fsmount": 432, "fspick": 433, "mount_setattr": 442, "bpf": 321,
-        "userfaultfd": 323, "perf_event_open": 298, "kexec_load": 246, "kexec_file_load": 320,
-        "init_module": 175, "finit_module": 313, "delete_module": 176, "open_by_handle_at": 304,
-        "name_to_handle_at": 303, "clone3": 435, "io_uring_setup": 425, "io_uring_enter": 426,
-        "io_uring_register": 427, "clone": 56, "unshare": 272,
-    }),
-    "aarch64": (0xC00000B7, None, {
-        "keyctl": 219, "add_key": 217, "request_key": 218, "setns": 268, "mount": 40,
-        "umount2": 39, "pivot_root": 41, "move_mount": 429, "open_tree": 428, "fsopen": 430,
-        "fsconfig": 431, "fsmount": 432, "fspick": 433, "mount_setattr": 442, "bpf": 280,
-        "userfaultfd": 282, "perf_event_open": 241, "kexec_load": 104, "kexec_file_load": 294,
-        "init_module": 105, "finit_module": 273, "delete_module": 106, "open_by_handle_at": 265,
-        "name_to_handle_at": 264, "clone3": 435, "io_uring_setup": 425, "io_uring_enter": 426,
-        "io_uring_register": 427, "clone": 220, "unshare": 97,
-    }),
+# System call -> its number on (x86_64, aarch64). All are refused (EPERM), but those in _ABSENT
+# (ENOSYS: callers fall back) and clone/unshare (refused only with namespace flags).
+_NUMBERS = {
+    "keyctl": (250, 219), "add_key": (248, 217), "request_key": (249, 218), "setns": (308, 268),
+    "mount": (165, 40), "umount2": (166, 39), "pivot_root": (155, 41), "move_mount": (429, 429),
+    "open_tree": (428, 428), "fsopen": (430, 430), "fsconfig": (431, 431), "fsmount": (432, 432),
+    "fspick": (433, 433), "mount_setattr": (442, 442), "bpf": (321, 280), "userfaultfd": (323, 282),
+    "perf_event_open": (298, 241), "kexec_load": (246, 104), "kexec_file_load": (320, 294),
+    "init_module": (175, 105), "finit_module": (313, 273), "delete_module": (176, 106),
+    "open_by_handle_at": (304, 265), "name_to_handle_at": (303, 264), "clone3": (435, 435),
+    "io_uring_setup": (425, 425), "io_uring_enter": (426, 426), "io_uring_register": (427, 427),
+    "clone": (56, 220), "unshare": (272, 97),
 }  # fmt: skip
+_ABSENT = ("clone3", "io_uring_setup", "io_uring_enter", "io_uring_register")
+_FLAGGED = ("clone", "unshare")
+# Machine -> (audit arch, first number of another ABI sharing the arch or None, column in _NUMBERS).
+_ARCHES = {"x86_64": (0xC000003E, 0x40000000, 0), "aarch64": (0xC00000B7, None, 1)}
 
 
 def _op(code: int, k: int, jt: int = 0, jf: int = 0) -> bytes:
@@ -66,14 +54,14 @@ def _op(code: int, k: int, jt: int = 0, jf: int = 0) -> bytes:
 
 def filter_program(machine: str | None = None) -> bytes | None:
     """The filter as the kernel takes it (struct sock_filter array); None on an unknown machine."""
-    table = _TABLES.get(machine or platform.machine())
-    if table is None:
+    numbers = _numbers(machine)
+    if numbers is None:
         return None
-    arch, other_abi, numbers = table
+    arch, other_abi, _ = _ARCHES[machine or platform.machine()]
     prog = [_op(_LD_ABS, _ARCH), _op(_JEQ, arch, 1, 0), _op(_RET, _RET_KILL_PROCESS), _op(_LD_ABS, _NR)]
     if other_abi is not None:
         prog += [_op(_JGE, other_abi, 0, 1), _op(_RET, _RET_KILL_PROCESS)]
-    for name in _REFUSED + _ABSENT:
+    for name in (n for n in _NUMBERS if n not in _FLAGGED):
         errno = _ENOSYS if name in _ABSENT else _EPERM
         prog += [_op(_JEQ, numbers[name], 0, 1), _op(_RET, _RET_ERRNO | errno)]
     # clone and unshare: refused only when they ask for a new namespace.
@@ -90,5 +78,10 @@ def filter_program(machine: str | None = None) -> bytes | None:
 
 def syscall_number(name: str, machine: str | None = None) -> int | None:
     """The number of a system call this module knows (`keyctl`, ...) on this machine; None elsewhere."""
-    table = _TABLES.get(machine or platform.machine())
-    return table[2].get(name) if table else None
+    numbers = _numbers(machine)
+    return numbers.get(name) if numbers else None
+
+
+def _numbers(machine: str | None) -> dict[str, int] | None:
+    arch = _ARCHES.get(machine or platform.machine())
+    return {name: pair[arch[2]] for name, pair in _NUMBERS.items()} if arch else None
