@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "tests" / "curate"))  # the fixture-repository writer of the tests
 
-from buildfixer.curate.pipeline import curate  # noqa: E402
+from buildfixer.curate.run import curate  # noqa: E402
 
 
 def one_pass(repo: Path, out: Path, cache: Path, as_of: bool, mode: str, extra: dict) -> dict:

@@ -18,9 +18,9 @@ import threading
 import time
 from pathlib import Path
 
-from buildfixer.buildsys.limits import VARIABLES, sandbox_limits
 from buildfixer.buildsys.options import BuildOptions
 from buildfixer.buildsys.project import run_in_sandbox
+from buildfixer.buildsys.sandbox.limits import VARIABLES, sandbox_limits
 
 BOMBS = {
     "fork bomb": ("processes", "200", "b() { b | b & }; b; sleep 100"),

@@ -17,18 +17,18 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from buildfixer.agents.loop import Budget
+from buildfixer.agents.tool_loop import Budget
 from buildfixer.bench.data import resolve_dataset
 from buildfixer.bench.dataset import Instance, dataset_dir, load_dataset, select_instances
-from buildfixer.bench.report import build_report
 from buildfixer.bench.run import RunConfig, run_benchmark
 from buildfixer.bench.rundir import Run, load_run
 from buildfixer.buildsys.analyzed import build_and_analyze
 from buildfixer.buildsys.options import BuildOptions, project_domain
 from buildfixer.core.build_result import BuildResult
+from buildfixer.delivery.fix import FixOutcome, fix_project
 from buildfixer.harness.config import AttemptConfig, validated
-from buildfixer.harness.fix import FixOutcome, fix_project
 from buildfixer.logs.analyze import Analysis, analyze_file, analyze_text
+from buildfixer.report.run_report import build_report
 
 __all__ = [
     "AttemptConfig", "BuildOptions", "Budget", "Instance", "RunConfig", "analyze", "build", "fix",

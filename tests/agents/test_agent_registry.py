@@ -4,14 +4,14 @@ from pathlib import Path
 
 import pytest
 
-from buildfixer.agents.env import AttemptEnv
+from buildfixer.agents.attempt_context import AttemptContext
 from buildfixer.agents.registry import agent_names, get_agent, register_agent, unregister_agent
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.core.protocols import Agent
 from buildfixer.core.stops import Stop, StopKind
+from buildfixer.delivery.fix import fix_project
 from buildfixer.examples import get_example, materialize
 from buildfixer.harness.config import AttemptConfig
-from buildfixer.harness.fix import fix_project
 
 
 class AppendCommentAgent:
@@ -21,10 +21,10 @@ class AppendCommentAgent:
     uses_model = False
     builds_first = True
 
-    def run(self, env: AttemptEnv) -> Stop:
-        error = env.initial.errors[0]
-        text = (env.ctx.root / error.file).read_text()
-        env.all_tools()["write_file"].call({"path": error.file, "content": "# seen\n" + text})
+    def run(self, context: AttemptContext) -> Stop:
+        error = context.initial.errors[0]
+        text = (context.ctx.root / error.file).read_text()
+        context.all_tools()["write_file"].call({"path": error.file, "content": "# seen\n" + text})
         return Stop(StopKind.MODEL_FINISHED, f"commented {error.file}")
 
 

@@ -5,13 +5,13 @@ from pathlib import Path
 
 import pytest
 
+from buildfixer.agents.attempt_context import AgentSettings, AttemptContext
 from buildfixer.agents.coding_assistant import CodingAssistantAgent
-from buildfixer.agents.env import AgentSettings, AttemptEnv
 from buildfixer.agents.trajectory import Trajectory
 from buildfixer.core.build_result import BuildResult
+from buildfixer.delivery.fix import fix_project
 from buildfixer.examples import get_example, materialize
 from buildfixer.harness.attempt import AttemptConfig
-from buildfixer.harness.fix import fix_project
 from buildfixer.llm import factory
 from buildfixer.llm.factory import make_model
 from buildfixer.llm.scripted import ScriptedModel
@@ -258,7 +258,7 @@ def test_coding_assistant_stop_reason_follows_what_applied(tmp_path, monkeypatch
     ctx = ToolContext(root=tmp_path, build_system="maven")
     use(monkeypatch, ScriptedModel([{"content": answer}]))
     trajectory = Trajectory(None)
-    env = AttemptEnv(ctx, AgentSettings(model="scripted:unused"), trajectory, initial, lambda: initial,
+    env = AttemptContext(ctx, AgentSettings(model="scripted:unused"), trajectory, initial, lambda: initial,
                      factory.make_model)  # fmt: skip
     got = CodingAssistantAgent().run(env)
     assert got.detail == reason and got.kind == "model_finished"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from buildfixer.agents.loop import Budget, ToolLoop
+from buildfixer.agents.tool_loop import Budget, ToolLoop
 from buildfixer.agents.trajectory import Trajectory
 from buildfixer.examples import get_example, materialize
 from buildfixer.llm.factory import make_model

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from buildfixer.agents.loop import Budget, ToolLoop
+from buildfixer.agents.tool_loop import Budget, ToolLoop
 from buildfixer.agents.trajectory import Trajectory
 from buildfixer.core.chat import Message, ModelReply, ToolCall, Usage
 from buildfixer.examples import get_example, materialize

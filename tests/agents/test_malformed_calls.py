@@ -6,7 +6,7 @@ import os
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from buildfixer.agents.loop import Budget, ToolLoop
+from buildfixer.agents.tool_loop import Budget, ToolLoop
 from buildfixer.agents.trajectory import Trajectory
 from buildfixer.core.chat import ModelReply, ToolCall, Usage
 from buildfixer.tools.context import ToolContext

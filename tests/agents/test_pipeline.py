@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from buildfixer.agents.pipeline import MAX_TRIES
+from buildfixer.agents.repair_loop import MAX_TRIES
 from buildfixer.harness.attempt import AttemptConfig, AttemptResult, run_attempt
 from buildfixer.memory.store import USER, Entry, FixMemory
 

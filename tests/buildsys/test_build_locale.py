@@ -3,9 +3,9 @@
 import json
 from pathlib import Path
 
-from buildfixer.buildsys.environment import build_environment
 from buildfixer.buildsys.options import BuildOptions
 from buildfixer.buildsys.project import build_project
+from buildfixer.buildsys.sandbox.variables import build_environment
 
 PYPROJECT = """[project]
 name = "localeprobe"

@@ -37,7 +37,7 @@ def test_base_project_builds(project: str, tmp_path: Path) -> None:
 
 
 # Every variant failing with its root error, file and line: the first build of
-# tests/harness/test_fix_examples.py (one build per example serves both checks).
+# tests/delivery/test_fix_examples.py (one build per example serves both checks).
 
 
 def test_switching_jdk_changes_what_compiles(tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ import pytest
 from python_repos import duplicate_repo
 
 from buildfixer.bench.dataset import load_dataset
-from buildfixer.curate.pipeline import curate
+from buildfixer.curate.run import curate
 from buildfixer.curate.state import read_lines, read_state, state_path
 
 pytestmark = pytest.mark.slow

@@ -4,7 +4,7 @@ import pytest
 from jvm_repos import gradle_repo, maven_repo
 
 from buildfixer.bench.dataset import load_dataset
-from buildfixer.curate.pipeline import curate
+from buildfixer.curate.run import curate
 
 pytestmark = pytest.mark.slow
 

@@ -11,7 +11,7 @@ from buildfixer.bench.dataset import load_dataset
 from buildfixer.bench.run import RunConfig, run_benchmark
 from buildfixer.buildsys.options import BuildOptions
 from buildfixer.curate.filters import Limits
-from buildfixer.curate.pipeline import curate
+from buildfixer.curate.run import curate
 from buildfixer.curate.state import read_lines, state_path
 from buildfixer.harness.config import AttemptConfig
 

@@ -20,9 +20,9 @@ from pathlib import Path
 import pytest
 
 from buildfixer.buildsys import dated_index, npm, python
-from buildfixer.buildsys.egress import expose_loopback
 from buildfixer.buildsys.options import BuildOptions
 from buildfixer.buildsys.project import build_project
+from buildfixer.buildsys.sandbox.egress import expose_loopback
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.deps.asof import (
     choose,

@@ -13,9 +13,9 @@ from atif_spec_check import problems
 
 from buildfixer.agents.trajectory import Step, ToolResult, Trajectory
 from buildfixer.buildsys.options import BuildOptions
+from buildfixer.delivery.fix import fix_project
 from buildfixer.export.atif import SCHEMA_VERSION, to_atif
 from buildfixer.harness.attempt import AttemptConfig
-from buildfixer.harness.fix import fix_project
 
 KEY = "sk-" + "q7" * 12  # shaped like an API key: the export must never carry it
 

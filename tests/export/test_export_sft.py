@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from buildfixer.buildsys.options import BuildOptions
+from buildfixer.delivery.fix import fix_project
 from buildfixer.harness.attempt import AttemptConfig
-from buildfixer.harness.fix import fix_project
 
 BROKEN = "def mean(values):\n    return sum(values) // len(values)\n"
 TEST = "from stats import mean\n\n\ndef test_mean():\n    assert mean([1, 2]) == 1.5\n"

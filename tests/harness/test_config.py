@@ -33,7 +33,7 @@ def test_a_bad_attempt_setting_is_one_line_naming_it(fields, message):
 
 
 def test_a_budget_from_a_file_may_hold_any_type_and_is_still_one_line():
-    from buildfixer.agents.loop import Budget
+    from buildfixer.agents.tool_loop import Budget
     from buildfixer.buildsys.options import BuildOptions
 
     with pytest.raises(BuildfixerError, match="budget: max_calls must be a whole number, got 'lots'"):

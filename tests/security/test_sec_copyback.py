@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from buildfixer.delivery.fix import CopyConflict, copy_back, fix_project
 from buildfixer.harness.attempt import AttemptConfig
-from buildfixer.harness.fix import CopyConflict, copy_back, fix_project
 from buildfixer.workspace.workspace import Workspace
 
 FIXED = "class App { int fixed; }\n"

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from buildfixer.buildsys import egress
 from buildfixer.buildsys.options import BuildOptions
 from buildfixer.buildsys.project import build_project
+from buildfixer.buildsys.sandbox import egress
 from buildfixer.tools.context import ToolContext
 from buildfixer.tools.shell import shell_tools
 

@@ -21,8 +21,8 @@ from pathlib import Path
 import pytest
 
 from buildfixer.core.errors import BuildfixerError
+from buildfixer.delivery.fix import CopyConflict, copy_back, fix_project
 from buildfixer.harness.attempt import AttemptConfig
-from buildfixer.harness.fix import CopyConflict, copy_back, fix_project
 from buildfixer.workspace.ledger import EditLedger
 from buildfixer.workspace.workspace import Workspace, apply_patch
 

@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from buildfixer.buildsys import cgroups
-from buildfixer.buildsys.limits import VARIABLES, sandbox_limits
 from buildfixer.buildsys.options import BuildOptions
 from buildfixer.buildsys.project import run_in_sandbox
 from buildfixer.buildsys.runner import RunResult
+from buildfixer.buildsys.sandbox import cgroups
+from buildfixer.buildsys.sandbox.limits import VARIABLES, sandbox_limits
 
 
 @pytest.fixture(autouse=True)

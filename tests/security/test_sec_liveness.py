@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from buildfixer.agents.calls import execute_call
-from buildfixer.agents.loop import Budget, ToolLoop
+from buildfixer.agents.tool_loop import Budget, ToolLoop
 from buildfixer.agents.trajectory import Trajectory
 from buildfixer.core.chat import Message, ModelReply, ToolCall, Usage
 from buildfixer.core.stops import StopKind

@@ -27,9 +27,9 @@ from typing import Any
 
 import pytest
 
-from buildfixer.buildsys import egress, environment
 from buildfixer.buildsys.options import BuildOptions
 from buildfixer.buildsys.project import build_project
+from buildfixer.buildsys.sandbox import egress, variables
 from buildfixer.deps import asof, manage, registry
 from buildfixer.llm import redact
 from buildfixer.tools.base import ToolError
@@ -331,7 +331,7 @@ def every_disguise(secret: str) -> list[str]:
 
 
 def test_builds_get_no_credentials_in_their_environment(credentials: list[str]) -> None:
-    env = environment.build_environment({"SOME_LAYER": "x"})
+    env = variables.build_environment({"SOME_LAYER": "x"})
     dump = json.dumps(env)
     for secret in credentials:
         assert not any(form in dump for form in every_disguise(secret)), secret

@@ -13,7 +13,7 @@ import pytest
 from buildfixer.agents.recipes.diagnose import diagnose
 from buildfixer.buildsys.options import BuildOptions
 from buildfixer.buildsys.project import run_in_sandbox
-from buildfixer.buildsys.sandbox import confinement_for
+from buildfixer.buildsys.sandbox.backends import confinement_for
 from buildfixer.core.build_result import BuildResult
 from buildfixer.workspace.workspace import Workspace
 

@@ -247,7 +247,7 @@ def test_memory_search_and_error_messages_show_imported_text_spelled_out(tmp_pat
 def test_progress_lines_show_controls_spelled_out(capsys: pytest.CaptureFixture[str]) -> None:
     from rich.console import Console
 
-    from buildfixer.bench.run_view import result_line
+    from buildfixer.bench.progress_bar import result_line
     from buildfixer.bench.validate import ValidationResult
     from buildfixer.cli.bench_commands import result_line as validated_line
     from buildfixer.cli.fix_render import ProgressPrinter

@@ -18,8 +18,8 @@ import pytest
 from buildfixer.buildsys.options import BuildOptions
 from buildfixer.buildsys.project import run_in_sandbox
 from buildfixer.buildsys.runner import BuildStep, run_steps
-from buildfixer.buildsys.sandbox import Bubblewrap, confinement_for
-from buildfixer.buildsys.session import SandboxSession
+from buildfixer.buildsys.sandbox.backends import Bubblewrap, confinement_for
+from buildfixer.buildsys.sandbox.session import SandboxSession
 from buildfixer.tools.context import ToolContext
 from buildfixer.tools.shell import shell_tools
 

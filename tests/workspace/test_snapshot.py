@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from buildfixer.harness.fix import CopyConflict, copy_back
+from buildfixer.delivery.fix import CopyConflict, copy_back
 from buildfixer.workspace import snapshot
 from buildfixer.workspace.workspace import Workspace
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import time
 
-from buildfixer.agents.env import AttemptEnv
+from buildfixer.agents.attempt_context import AttemptContext
 from buildfixer.agents.search_replace import (
     SEARCH_REPLACE_FORMAT,
     SearchReplace,
@@ -65,17 +65,22 @@ def file_context(ctx: ToolContext, result: BuildResult, extra: list[str] | None 
 
 
 def coding_assistant_edit(
-    model: Model, env: AttemptEnv, trajectory: Trajectory, request: str, files: list[str] | None = None
+    model: Model,
+    context: AttemptContext,
+    trajectory: Trajectory,
+    request: str,
+    files: list[str] | None = None,
 ) -> ToolResult:
     """One coding-assistant call: error + files in, SEARCH/REPLACE edits out, applied; returns the result."""
+    ctx = context.ctx
     messages = [
         {"role": "system", "content": CODING_ASSISTANT_PROMPT.format(edit_format=SEARCH_REPLACE_FORMAT)},
-        {"role": "user", "content": f"{request}\n\n# Files\n\n{file_context(env.ctx, env.initial, files)}"},
+        {"role": "user", "content": f"{request}\n\n# Files\n\n{file_context(ctx, context.initial, files)}"},
     ]
     reply = model.complete(messages, [])
     edits = parse_search_replace(reply.content)
     step = Step(len(trajectory.steps) + 1, reply.message(), usage=reply.usage, model_s=reply.duration_s)
-    step.tool_results.append(_apply(env, edits))
+    step.tool_results.append(_apply(context, edits))
     if not trajectory.messages:
         trajectory.messages.extend(messages)
     trajectory.add_message(step.reply)
@@ -83,10 +88,10 @@ def coding_assistant_edit(
     return step.tool_results[-1]
 
 
-def _apply(env: AttemptEnv, edits: list[SearchReplace]) -> ToolResult:
+def _apply(context: AttemptContext, edits: list[SearchReplace]) -> ToolResult:
     """Apply the edits through the replace tool, recorded as one call."""
     began = time.monotonic()
-    report = apply_search_replace(edits, env.all_tools()["replace"]) if edits else [NO_EDITS]
+    report = apply_search_replace(edits, context.all_tools()["replace"]) if edits else [NO_EDITS]
     failed = not edits or any(line.startswith(_FAILED_EDIT) for line in report)
     return ToolResult("edits", "search_replace", "", "\n".join(report), failed, time.monotonic() - began)
 
@@ -98,11 +103,11 @@ class CodingAssistantAgent:
     uses_model = True
     builds_first = True
 
-    def run(self, env: AttemptEnv) -> Stop:
+    def run(self, context: AttemptContext) -> Stop:
         """Ask once, apply the answer's edits."""
-        request = f"The build fails with:\n\n{env.error_view()}"
-        result = coding_assistant_edit(env.model(), env, env.trajectory, request)
-        env.emit("step", {"step": 1, "usage": env.trajectory.usage, "calls": 0})
+        request = f"The build fails with:\n\n{context.error_view()}"
+        result = coding_assistant_edit(context.model(), context, context.trajectory, request)
+        context.emit("step", {"step": 1, "usage": context.trajectory.usage, "calls": 0})
         if not result.error:
             return Stop(StopKind.MODEL_FINISHED, "coding assistant answered")
         if result.output == NO_EDITS:

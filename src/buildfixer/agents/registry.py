@@ -5,8 +5,8 @@ from __future__ import annotations
 from buildfixer.agents.cascade import CascadeAgent
 from buildfixer.agents.coding_assistant import CodingAssistantAgent
 from buildfixer.agents.hierarchical import HierarchicalAgent
-from buildfixer.agents.pipeline import PipelineAgent
 from buildfixer.agents.recipes.agent import RecipesAgent
+from buildfixer.agents.repair_loop import PipelineAgent
 from buildfixer.agents.selfcheck import NoneAgent, OracleAgent
 from buildfixer.agents.tool_agent import ToolAgent
 from buildfixer.core.errors import BuildfixerError

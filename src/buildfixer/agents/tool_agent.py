@@ -2,21 +2,21 @@
 
 from __future__ import annotations
 
-from buildfixer.agents.env import AttemptEnv
-from buildfixer.agents.loop import Budget, ToolLoop
+from buildfixer.agents.attempt_context import AttemptContext
 from buildfixer.agents.prompts import first_message, system_prompt
+from buildfixer.agents.tool_loop import Budget, ToolLoop
 from buildfixer.core.protocols import Model
 from buildfixer.core.stops import Stop
 from buildfixer.tools.shell import guidance
 
 
-def run_tool_loop(env: AttemptEnv, model: Model, budget: Budget | None = None) -> Stop:
+def run_tool_loop(context: AttemptContext, model: Model, budget: Budget | None = None) -> Stop:
     """One conversation of `model` with the configured toolset, from the initial failure."""
-    settings = env.settings
-    system = system_prompt(guidance(env.ctx) if settings.guidance else None)
-    first = first_message(env.ctx.root, env.error_view())
-    loop = ToolLoop(model, env.toolset(), budget or settings.budget, progress=env.progress)
-    return loop.run(env.trajectory, system, first).stop
+    settings = context.settings
+    system = system_prompt(guidance(context.ctx) if settings.guidance else None)
+    first = first_message(context.ctx.root, context.error_view())
+    loop = ToolLoop(model, context.toolset(), budget or settings.budget, progress=context.progress)
+    return loop.run(context.trajectory, system, first).stop
 
 
 class ToolAgent:
@@ -26,6 +26,6 @@ class ToolAgent:
     uses_model = True
     builds_first = True
 
-    def run(self, env: AttemptEnv) -> Stop:
+    def run(self, context: AttemptContext) -> Stop:
         """Run the loop with the attempt's model."""
-        return run_tool_loop(env, env.model())
+        return run_tool_loop(context, context.model())

@@ -1,4 +1,5 @@
-"""Benchmark harness: datasets of build failures, their validation, runs and reports.
+"""The benchmark: datasets of build failures, their validation, and resumable runs of agents on them.
 
-Submodules import their heavy dependencies (pydantic) themselves; importing this package is free.
+Reports of the runs live in `report`. Submodules import their heavy dependencies (pydantic)
+themselves; importing this package is free.
 """

@@ -76,7 +76,7 @@ class BuildOptions:
             the project path when None.
         log_path: Where the full log goes; inside state_dir when None.
         extra_env: Variables added to the build's environment.
-        sandbox: Where every step runs (buildsys.sandbox.SANDBOXES): "bubblewrap" (the default):
+        sandbox: Where every step runs (buildsys.sandbox.backends.SANDBOXES): "bubblewrap" (the default):
             no capabilities, host read-only, only the project, the shared caches and the state
             directory writable, home directories and secrets hidden, no network at all when
             `offline` is set; or "none" (`--no-sandbox`): on the host, unconfined.

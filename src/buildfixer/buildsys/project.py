@@ -11,16 +11,16 @@ from dataclasses import replace
 from pathlib import Path
 
 from buildfixer.buildsys import gradle, maven, npm, python
-from buildfixer.buildsys.egress import proxy_environment
-from buildfixer.buildsys.environment import build_environment
-from buildfixer.buildsys.identity import hand_over, lent
 from buildfixer.buildsys.jdk import Jdk, default_jdk, find_jdk
-from buildfixer.buildsys.limits import sandbox_limits
 from buildfixer.buildsys.options import BuildOptions
 from buildfixer.buildsys.plan import missing_submodules
 from buildfixer.buildsys.runner import BuildStep, RunResult, kill_owned, read_tail, run_steps
-from buildfixer.buildsys.sandbox import SANDBOX_GIT_ENV, confinement_for, get_sandbox
-from buildfixer.buildsys.session import SESSION_LOST, SandboxSession, close_sessions, session_for
+from buildfixer.buildsys.sandbox.backends import SANDBOX_GIT_ENV, confinement_for, get_sandbox
+from buildfixer.buildsys.sandbox.egress import proxy_environment
+from buildfixer.buildsys.sandbox.identity import hand_over, lent
+from buildfixer.buildsys.sandbox.limits import sandbox_limits
+from buildfixer.buildsys.sandbox.session import SESSION_LOST, SandboxSession, close_sessions, session_for
+from buildfixer.buildsys.sandbox.variables import build_environment
 from buildfixer.buildsys.slots import build_slot
 from buildfixer.core.build_result import BuildResult, Status
 from buildfixer.core.errors import BuildfixerError
@@ -160,7 +160,7 @@ def sandbox_session(
     """The project's sandbox for one build or command, the project writable by the sandbox's user.
 
     The caches and the sandbox's part of the project's state are handed to that user for good
-    (`buildsys.identity`); so is a project inside buildfixer's cache directory (a workspace: a
+    (`buildsys.sandbox.identity`); so is a project inside buildfixer's cache directory (a workspace: a
     copy of buildfixer's own), walked again each time for what buildfixer wrote into it since.
     Any other project (the user's folder, built in place) is lent for the block and handed back.
     `warm`: the project's long-lived session (its daemons stay warm); otherwise a session of its

@@ -14,11 +14,11 @@ from pathlib import Path
 from typing import Any
 
 from buildfixer.buildsys import dated_index, poetry
-from buildfixer.buildsys.egress import expose_loopback
 from buildfixer.buildsys.jdk import Jdk
 from buildfixer.buildsys.options import BuildOptions
 from buildfixer.buildsys.plan import Plan, files_digest, stamp_matches
 from buildfixer.buildsys.runner import BuildStep
+from buildfixer.buildsys.sandbox.egress import expose_loopback
 from buildfixer.core import confined
 
 name = "python"  # this module is a core.protocols.BuildSystem: name, detect, plan

@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
-from buildfixer.buildsys.limits import sandbox_limits
-from buildfixer.buildsys.session import SandboxSession
+from buildfixer.buildsys.sandbox.limits import sandbox_limits
+from buildfixer.buildsys.sandbox.session import SandboxSession
 
 OWNER_VAR = "BUILDFIXER_OWNER"
 _GRACE_S = 3.0
@@ -57,7 +57,7 @@ class RunResult:
     log_path: Path
     failed_step: list[str] | None = None
     steps_run: list[list[str]] = field(default_factory=list)
-    # The sandbox limit (a buildsys.limits.Limits field) the failing step reached, if any.
+    # The sandbox limit (a buildsys.sandbox.limits.Limits field) the failing step reached, if any.
     limit: str | None = None
 
 

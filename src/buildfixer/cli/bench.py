@@ -167,7 +167,7 @@ def report(
     ] = None,
 ) -> None:
     """pass@k with intervals, per-instance results, tools, cost, behaviour; written into the run directory."""
-    from buildfixer.bench.report import report_command  # lazy: reports read runs with pydantic
+    from buildfixer.report.run_report import report_command  # lazy: reports read runs with pydantic
 
     raise typer.Exit(report_command(run_dir, fmt, label))
 
@@ -184,7 +184,7 @@ def compare(
     ] = None,
 ) -> None:
     """Put configurations side by side: pass@k, tool usage and cost per run."""
-    from buildfixer.bench.compare import compare_command  # lazy: reports read runs with pydantic
+    from buildfixer.report.compare import compare_command  # lazy: reports read runs with pydantic
 
     raise typer.Exit(compare_command(run_dirs, fmt, out, label or []))
 

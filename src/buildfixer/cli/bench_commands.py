@@ -13,8 +13,8 @@ import typer
 from buildfixer.bench.data import resolve_model
 from buildfixer.bench.dataset import Instance, check_repositories, dataset_dir, load_dataset, select_instances
 from buildfixer.bench.executor import default_workers
+from buildfixer.bench.progress_bar import run_with_progress
 from buildfixer.bench.run import MAX_WORKERS, RunConfig, check_out
-from buildfixer.bench.run_view import run_with_progress
 from buildfixer.bench.validate import ValidationResult, validate_dataset
 from buildfixer.buildsys.options import BuildOptions
 from buildfixer.cli.commands import check_jdk

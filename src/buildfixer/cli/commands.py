@@ -22,8 +22,8 @@ from buildfixer.cli.fix_render import ProgressPrinter, print_outcome
 from buildfixer.cli.settings import NO_SANDBOX_NOTE, attempt_config, check_flag, with_sandbox
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.core.terminal import visible
+from buildfixer.delivery.fix import fix_project
 from buildfixer.harness.config import MAX_JDK, check_number, check_seconds
-from buildfixer.harness.fix import fix_project
 from buildfixer.logs.analyze import analyze_file
 from buildfixer.logs.condense import condense
 from buildfixer.tools.presets import PRESETS, tool_names

@@ -24,8 +24,8 @@ from buildfixer.cli.settings import MAX_REPEATS, with_sandbox
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.curate.candidates import read_ranges
 from buildfixer.curate.filters import Limits
-from buildfixer.curate.pipeline import curate
 from buildfixer.curate.progress import curate_with_progress
+from buildfixer.curate.run import curate
 from buildfixer.harness.config import check_number, check_output_path, check_seconds
 from buildfixer.llm.factory import check_model
 from buildfixer.memory.trust import instance_domain

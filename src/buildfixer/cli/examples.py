@@ -16,9 +16,9 @@ from buildfixer.buildsys.project import stop_daemons
 from buildfixer.cli.build_render import shown
 from buildfixer.cli.settings import NO_SANDBOX_NOTE, with_sandbox
 from buildfixer.core.errors import BuildfixerError
+from buildfixer.delivery.fix import fix_project
 from buildfixer.examples import Example, load_examples, materialize
 from buildfixer.harness.config import AttemptConfig, check_output_path
-from buildfixer.harness.fix import fix_project
 from buildfixer.llm.factory import check_model
 
 # The bundled examples are buildfixer's own: their builds share one set of caches.

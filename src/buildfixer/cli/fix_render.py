@@ -10,7 +10,7 @@ from rich.syntax import Syntax
 from buildfixer.cli.build_render import shown
 from buildfixer.core.chat import Usage
 from buildfixer.core.terminal import visible
-from buildfixer.harness.fix import FixOutcome
+from buildfixer.delivery.fix import FixOutcome
 
 
 class ProgressPrinter:

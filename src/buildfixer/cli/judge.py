@@ -17,7 +17,7 @@ def judge(
 ) -> int:  # fmt: skip
     """Print the verdict; 0 approved, 1 rejected (bad input raises: exit 2 before any build)."""
     from buildfixer.buildsys.options import BuildOptions, project_domain
-    from buildfixer.buildsys.sandbox import get_sandbox
+    from buildfixer.buildsys.sandbox.backends import get_sandbox
     from buildfixer.cli.commands import read_patch
     from buildfixer.judge.diff import parse_patch
     from buildfixer.judge.judge import judge_patch

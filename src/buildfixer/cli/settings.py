@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from click.core import ParameterSource
 
-from buildfixer.buildsys.identity import check_sandbox_settings
+from buildfixer.buildsys.sandbox.identity import check_sandbox_settings
 from buildfixer.core.errors import BuildfixerError
 
 if TYPE_CHECKING:  # the build layer is imported when a command runs, not at start-up
@@ -140,7 +140,7 @@ def attempt_config(values: dict[str, Any], **local: Any) -> Any:
     Raises:
         BuildfixerError: The first bad value, as one line naming the option.
     """
-    from buildfixer.agents.loop import Budget  # lazy: the agents import the tools and the build layer
+    from buildfixer.agents.tool_loop import Budget  # lazy: the agents import the tools and the build layer
     from buildfixer.harness.config import AttemptConfig, validated  # lazy: pydantic
 
     data = {

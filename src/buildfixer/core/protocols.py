@@ -1,7 +1,7 @@
 """The swappable parts, in one place: a model, an agent, a build system, a sandbox.
 
 Each has one registry next to its implementations (`agents.registry`, `buildsys.project`,
-`buildsys.sandbox`); a new implementation is one module plus one registry entry. This module
+`buildsys.sandbox.backends`); a new implementation is one module plus one registry entry. This module
 sits at the bottom of the import graph, so the records of higher layers an implementation takes
 (the attempt environment, build options, a build plan) appear here as `Any`; each
 implementation names the concrete type and is checked against it.
@@ -51,8 +51,8 @@ class Agent(Protocol):
     uses_model: bool
     builds_first: bool
 
-    def run(self, env: Any) -> Stop:
-        """Repair what `env.initial` shows through the tools of `env` (an agents.env.AttemptEnv)."""
+    def run(self, context: Any) -> Stop:
+        """Repair what `context.initial` shows with its tools (an `agents.attempt_context.AttemptContext`)."""
         ...
 
 

@@ -14,7 +14,7 @@ from buildfixer.core.terminal import visible
 from buildfixer.curate.filters import Outcome
 from buildfixer.curate.summary import Summary
 
-# The progress bar each event moves (see curate.pipeline for the events and their data).
+# The progress bar each event moves (see curate.run for the events and their data).
 _BARS = {"build": "build", "filter": "filter", "outcome": "filter"}
 _STAGES = {"build": "building branch commits", "filter": "filtering candidates"}
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from buildfixer.agents.loop import Budget, ToolLoop
 from buildfixer.agents.prompts import directory_tree
+from buildfixer.agents.tool_loop import Budget, ToolLoop
 from buildfixer.agents.trajectory import Trajectory
 from buildfixer.core.chat import ModelError
 from buildfixer.core.errors import BuildfixerError

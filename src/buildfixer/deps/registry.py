@@ -4,7 +4,7 @@ Names by ecosystem: "group:artifact" for Maven/Gradle (a Gradle plugin id is loo
 its marker artifact "id:id.gradle.plugin"), the distribution name for pip, the package name
 for npm. Registry answers are cached in `cache_dir/registry` for a day; offline, or when the
 network fails, only the caches answer. Every fetch (`http_get`, redirects included) obeys the
-sandboxes' egress rule (`buildfixer.buildsys.egress.checked_url`): a repository a project's build
+sandboxes' egress rule (`buildfixer.buildsys.sandbox.egress.checked_url`): a repository a project's build
 file names on the host's loopback, a cloud metadata address or any host off the allow-list is
 skipped with a logged note, never asked. Where the caches are and what they hold is
 `buildfixer.deps.caches`; the package -> artifact and module -> distribution indexes live in
@@ -26,8 +26,8 @@ import urllib.request
 from collections.abc import Callable, Iterable
 from typing import IO
 
-from buildfixer.buildsys.egress import RefusedURL, checked_url
 from buildfixer.buildsys.options import BuildOptions
+from buildfixer.buildsys.sandbox.egress import RefusedURL, checked_url
 from buildfixer.deps.caches import jvm_cached_versions, npm_cached_packages
 from buildfixer.deps.package_index import normalize_dist, python_distributions
 from buildfixer.deps.versions import (

@@ -14,8 +14,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from buildfixer.agents.pipeline import describe, offer, similar
 from buildfixer.agents.prompts import PIPELINE_SYSTEM, pipeline_message
+from buildfixer.agents.repair_loop import describe, offer, similar
 from buildfixer.core.build_result import BuildError, BuildResult
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.harness.remember import knowledge_for, memory_path

@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from buildfixer.agents.loop import Budget
+from buildfixer.agents.tool_loop import Budget
 from buildfixer.core.build_result import BuildResult
 from buildfixer.core.chat import Message, ModelError, ModelReply, ToolCall
 from buildfixer.core.errors import BuildfixerError

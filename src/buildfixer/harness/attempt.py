@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from buildfixer.agents.env import AgentSettings, AttemptEnv
+from buildfixer.agents.attempt_context import AgentSettings, AttemptContext
 from buildfixer.agents.registry import get_agent
 from buildfixer.agents.trajectory import Trajectory
 from buildfixer.buildsys.analyzed import attach_analysis, build_and_analyze
@@ -144,12 +144,12 @@ def run_attempt(
         def make_model(spec: str) -> Model:
             return model or factory.make_model(spec, **config.model_settings.model_kwargs())
 
-        env = AttemptEnv(
+        context = AttemptContext(
             ctx, _agent_settings(config), trajectory, initial, lambda: current_build(ctx), make_model,
             progress, instance, memory,
         )  # fmt: skip
         try:
-            stop = agent.run(env)
+            stop = agent.run(context)
         except ModelError as exc:
             stop = Stop(StopKind.MODEL_ERROR, f"model error: {exc}")
         except (KeyboardInterrupt, SystemExit):  # Ctrl-C, SIGTERM: say so on record, then unwind

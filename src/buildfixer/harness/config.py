@@ -24,10 +24,10 @@ from pydantic import (
     model_validator,
 )
 
-from buildfixer.agents.loop import Budget
 from buildfixer.agents.registry import get_agent
+from buildfixer.agents.tool_loop import Budget
 from buildfixer.buildsys.options import BuildOptions
-from buildfixer.buildsys.sandbox import SANDBOXES
+from buildfixer.buildsys.sandbox.backends import SANDBOXES
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.memory.trust import DEFAULT_TRUST, TRUST_LEVELS
 from buildfixer.tools.presets import MASK_MODES, PRESETS

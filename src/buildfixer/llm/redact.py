@@ -2,13 +2,13 @@
 
 Trajectories hold everything the model and the tools saw: environment dumps, build logs and
 error messages can all carry a key. `redact` replaces with "[REDACTED]":
-- the value of every caller variable that builds are not given (`buildsys.environment`: an
+- the value of every caller variable that builds are not given (`buildsys.sandbox.variables`: an
   allow-list), the URL credentials inside those they are given (an index's or a proxy's password),
   and the values of secret-looking ones, plus literals the caller names (a key from a flag);
 - copies of those values in the usual disguises: reversed, upper or lower case, percent-encoded,
   hex, and base64 (at each of the three alignments, so a value inside a longer base64 text is found);
 - the secret of a URL's user info (`scheme://user:password@host`, `scheme://token@host`), whatever
-  its value, as `buildsys.environment.userinfo_secret` defines it;
+  its value, as `buildsys.sandbox.variables.userinfo_secret` defines it;
 - well-known key shapes, and values after "Authorization", "Bearer", "password=" and the like.
 """
 
@@ -21,7 +21,7 @@ import urllib.parse
 from functools import lru_cache
 from typing import Any
 
-from buildfixer.buildsys.environment import URL_USERINFO, userinfo_secret, withheld_values
+from buildfixer.buildsys.sandbox.variables import URL_USERINFO, userinfo_secret, withheld_values
 
 REDACTED = "[REDACTED]"
 

@@ -30,9 +30,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from buildfixer.buildsys import npm
-from buildfixer.buildsys.environment import build_environment
 from buildfixer.buildsys.plan import executable
 from buildfixer.buildsys.runner import RunResult
+from buildfixer.buildsys.sandbox.variables import build_environment
 from buildfixer.tools.base import Tool, ToolError, make_tool
 from buildfixer.tools.build_support import build, command_view, raw_view, run_command
 from buildfixer.tools.context import ToolContext

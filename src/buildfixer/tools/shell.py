@@ -1,12 +1,12 @@
 """The shell tool of the shell agents: `run_shell` (first study) and `run_sh` (second study).
 
 Both run `bash -c <command>` in the workspace root inside bubblewrap, always (whatever the
-build's sandbox setting): the confinement of a build (`buildsys.sandbox.confinement_for`: no
+build's sandbox setting): the confinement of a build (`buildsys.sandbox.backends.confinement_for`: no
 capabilities, host read-only, only the workspace, the project's state and the shared caches
 writable, home directories, buildfixer's cache and host secrets hidden), with `/tmp` a private,
 empty tmpfs that also holds HOME, and no network when the run is offline. The project's Gradle
 daemon registry is hidden too, so the shell can never hand a build to a daemon outside its
-sandbox. The environment is the build's allow-listed one (`buildsys.environment`): JAVA_HOME and
+sandbox. The environment is the build's allow-listed one (`buildsys.sandbox.variables`): JAVA_HOME and
 PATH of the chosen JDK, Gradle's user home and Maven's repository in the shared cache, and none
 of the caller's other variables. A command is killed with everything it started when it
 exceeds `ctx.shell_timeout_s`. Without a working bubblewrap the tool refuses to run rather than
@@ -19,13 +19,13 @@ import os
 from dataclasses import replace
 
 from buildfixer.buildsys import gradle, maven
-from buildfixer.buildsys.egress import proxy_environment
-from buildfixer.buildsys.environment import build_environment
 from buildfixer.buildsys.jdk import Jdk, default_jdk, discover_jdks
 from buildfixer.buildsys.options import BuildOptions
 from buildfixer.buildsys.plan import java_env
 from buildfixer.buildsys.project import JVM_SYSTEMS, resolve_jdk
-from buildfixer.buildsys.sandbox import bubblewrap_problem, confinement_for
+from buildfixer.buildsys.sandbox.backends import bubblewrap_problem, confinement_for
+from buildfixer.buildsys.sandbox.egress import proxy_environment
+from buildfixer.buildsys.sandbox.variables import build_environment
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.core.protocols import Confinement
 from buildfixer.logs.text import strip_ansi

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from buildfixer.bench.report import stop_kind
 from buildfixer.bench.rundir import RESULTS, Run, config_label, load_run, short_label
 from buildfixer.core.errors import BuildfixerError
+from buildfixer.report.run_report import stop_kind
 from buildfixer.view.texts import cap, marked_log
 
 OUTCOMES = ("resolved", "failed", "hacked")

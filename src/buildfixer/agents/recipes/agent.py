@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from buildfixer.agents.attempt_context import AttemptContext
 from buildfixer.agents.calls import execute_call
-from buildfixer.agents.env import AttemptEnv
 from buildfixer.agents.recipes.diagnose import diagnose
 from buildfixer.agents.trajectory import Step
 from buildfixer.core.stops import Stop, StopKind
@@ -29,17 +29,17 @@ class RecipesAgent:
     uses_model = False
     builds_first = True
 
-    def run(self, env: AttemptEnv) -> Stop:
+    def run(self, context: AttemptContext) -> Stop:
         """Apply recipes until the build succeeds, none applies, or the rounds run out."""
-        trajectory, tools = env.trajectory, env.all_tools()
-        result = env.initial
+        trajectory, tools = context.trajectory, context.all_tools()
+        result = context.initial
         applied: list[str] = []
         tried: list[list[tuple[str, str]]] = []
         for round_no in range(1, MAX_ROUNDS + 1):
             source = trajectory.meta.get("source")  # the user's project: its git history, if any
             origin = Path(source) if source else None
-            git_dir = env.ctx.ledger.git_dir if env.ctx.ledger is not None else None
-            repair = diagnose(env.ctx.root, result, env.ctx.options, origin=origin, git_dir=git_dir)
+            git_dir = context.ctx.ledger.git_dir if context.ctx.ledger is not None else None
+            repair = diagnose(context.ctx.root, result, context.ctx.options, origin=origin, git_dir=git_dir)
             if repair is None:
                 top = result.errors[0].message.splitlines()[0][:160] if result.errors else result.status
                 detail = f"no recipe for this failure ({result.category}: {top})"
@@ -64,14 +64,14 @@ class RecipesAgent:
                 done = execute_call(tools, call_id, call.tool, call.arguments)
                 step.tool_results.append(done)
                 trajectory.add_message({"role": "tool", "tool_call_id": call_id, "content": done.output})
-                env.emit("tool", {"name": call.tool, "error": done.error, "seconds": done.seconds})
+                context.emit("tool", {"name": call.tool, "error": done.error, "seconds": done.seconds})
                 if done.error:
                     trajectory.add_step(step)
                     return _stopped(f"recipe {repair.recipe} could not be applied ({done.output})")
             trajectory.add_step(step)
-            env.emit("step", {"step": round_no, "usage": trajectory.usage, "calls": len(repair.calls),
+            context.emit("step", {"step": round_no, "usage": trajectory.usage, "calls": len(repair.calls),
                               "recipe": repair.recipe})  # fmt: skip
-            result = env.build()
+            result = context.build()
             if result.status == "success":
                 return Stop(StopKind.MODEL_FINISHED, f"repaired by recipe(s): {', '.join(applied)}")
         return _stopped(f"{MAX_ROUNDS} rounds of recipes ({', '.join(applied)}) did not repair the build")

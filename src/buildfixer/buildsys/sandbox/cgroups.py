@@ -4,7 +4,7 @@ cgroup v2 is used where its controllers are available (buildfixer then makes `bu
 the hierarchy's root and enables pids, memory and cpu below it); otherwise each v1 hierarchy
 (`pids`, `memory`, `cpu`) gets a group under the one buildfixer runs in. Both need write access,
 which root has; without it (or with neither hierarchy) `create` returns None and the sandbox's
-rlimits are what bound it (buildsys.limits).
+rlimits are what bound it (buildsys.sandbox.limits).
 
 The sandbox's first process joins its group before it starts bubblewrap (`join_prefix`), so
 nothing it starts is ever outside. The sandboxed user cannot leave: the group files are root's.
@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-from buildfixer.buildsys.limits import Limits
+from buildfixer.buildsys.sandbox.limits import Limits
 
 _CONTROLLERS = ("pids", "memory", "cpu")
 _counter = itertools.count()

@@ -12,10 +12,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from buildfixer.bench.plots import pass_at_k_svg
-from buildfixer.bench.report import FILES, FORMATS, build_report, render_as
-from buildfixer.bench.report_pages import csv_files, latex_document
-from buildfixer.bench.report_render import (
+from buildfixer.bench.rundir import load_run, write_atomic, write_tree_atomic
+from buildfixer.core.errors import BuildfixerError
+from buildfixer.core.terminal import for_stream
+from buildfixer.harness.config import check_output_path
+from buildfixer.report.analysis_tables import analysis_tables
+from buildfixer.report.formats import csv_files, latex_document
+from buildfixer.report.plots import pass_at_k_svg
+from buildfixer.report.render import (
     comparison_tables,
     curves,
     html_document,
@@ -23,12 +27,8 @@ from buildfixer.bench.report_render import (
     markdown_document,
     run_label,
 )
-from buildfixer.bench.report_tables import analysis_tables
-from buildfixer.bench.rundir import load_run, write_atomic, write_tree_atomic
-from buildfixer.bench.tables import Column, Table
-from buildfixer.core.errors import BuildfixerError
-from buildfixer.core.terminal import for_stream
-from buildfixer.harness.config import check_output_path
+from buildfixer.report.run_report import FILES, FORMATS, build_report, render_as
+from buildfixer.report.table import Column, Table
 
 
 def compare_runs(dirs: Sequence[Path], labels: Sequence[str] = ()) -> dict[str, Any]:

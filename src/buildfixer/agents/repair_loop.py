@@ -25,10 +25,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from buildfixer.agents.env import AttemptEnv
-from buildfixer.agents.loop import ToolLoop
+from buildfixer.agents.attempt_context import AttemptContext
 from buildfixer.agents.prompts import PIPELINE_SYSTEM, pipeline_message
 from buildfixer.agents.recipes.agent import RecipesAgent
+from buildfixer.agents.tool_loop import ToolLoop
 from buildfixer.core.build_result import BuildError, BuildResult
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.core.stops import Stop, StopKind
@@ -108,24 +108,24 @@ class PipelineAgent:
     builds_first = True
     accepts_recipes = True  # "--model recipes" makes the recipes the loop's policy, not the agent
 
-    def run(self, env: AttemptEnv) -> Stop:
+    def run(self, context: AttemptContext) -> Stop:
         """Run the loop from the attempt's failure."""
-        return _Loop(env).run()
+        return _Loop(context).run()
 
 
 class _Loop:
-    def __init__(self, env: AttemptEnv) -> None:
-        self.env = env
-        self.ledger = env.ctx.ledger
+    def __init__(self, context: AttemptContext) -> None:
+        self.context = context
+        self.ledger = context.ctx.ledger
         self.records: list[ErrorRecord] = []
         self.started = time.monotonic()
-        self.model = None if env.settings.model == "recipes" else env.model()
+        self.model = None if context.settings.model == "recipes" else context.model()
         self.checkpoint: str | None = None  # the state each try of the current error starts from
 
     # ---- the loop ---------------------------------------------------------------------------
 
     def run(self) -> Stop:
-        current = self.env.initial
+        current = self.context.initial
         given_up: list[BuildError] = []
         self._checkpoint()
         while len(self.records) < MAX_ERRORS:
@@ -198,7 +198,7 @@ class _Loop:
         index = attempt.number - 1
         candidate = record.candidates[index] if index < len(record.candidates) else None
         attempt.candidate = candidate.id if candidate else None
-        self.env.emit(
+        self.context.emit(
             "pipeline", {"error": len(self.records), "try": attempt.number, "candidate": attempt.candidate}
         )
         replayable = candidate is not None and candidate.kind != "note" and self._may_replay(candidate)
@@ -209,7 +209,7 @@ class _Loop:
                 attempt.policy = "replay"
                 return after, None
             self._restore()  # the replay did not fix it: the policy tries, with the candidate in hand
-        if (stop := self.env.settings.budget.exceeded(self.env.trajectory, self.started)) is not None:
+        if (stop := self.context.settings.budget.exceeded(self.context.trajectory, self.started)) is not None:
             return current, stop
         stop = self._policy(record, attempt, current, candidate)
         if stop is not None and stop.kind in _BUDGET_KINDS:
@@ -220,30 +220,30 @@ class _Loop:
         self, record: ErrorRecord, attempt: Try, current: BuildResult, candidate: Entry | None
     ) -> Stop | None:
         """The model (fresh context) or the recipes repair the error; how they stopped."""
-        env = self.env
+        context = self.context
         if self.model is None:
             attempt.policy = "recipes"
-            stop = RecipesAgent().run(replace(env, initial=current))
+            stop = RecipesAgent().run(replace(context, initial=current))
         else:
             attempt.policy = "model"
-            env.trajectory.messages.clear()  # a fresh context per try; the steps keep the record
-            budget = env.settings.budget
+            context.trajectory.messages.clear()  # a fresh context per try; the steps keep the record
+            budget = context.settings.budget
             if budget.max_wall_s is not None:
                 left = max(budget.max_wall_s - (time.monotonic() - self.started), 0.001)
                 budget = replace(budget, max_wall_s=left)
-            loop = ToolLoop(self.model, env.toolset(), budget, progress=env.progress)
+            loop = ToolLoop(self.model, context.toolset(), budget, progress=context.progress)
             first = pipeline_message(
-                self._repo(), describe(record.error), env.error_view(current),
-                offer(candidate, env.memory.domain if env.memory is not None else None),
+                self._repo(), describe(record.error), context.error_view(current),
+                offer(candidate, context.memory.domain if context.memory is not None else None),
             )  # fmt: skip
-            stop = loop.run(env.trajectory, PIPELINE_SYSTEM, first).stop
+            stop = loop.run(context.trajectory, PIPELINE_SYSTEM, first).stop
         attempt.policy_stop = stop.detail
         return stop
 
     # ---- parts --------------------------------------------------------------------------------
 
     def _candidates(self, error: BuildError, result: BuildResult) -> list[Entry]:
-        memory = self.env.memory
+        memory = self.context.memory
         if memory is None:
             return []
         others = "\n".join(describe(e) for e in result.errors[:3] if e is not error)
@@ -253,28 +253,28 @@ class _Loop:
             return []
 
     def _used(self, attempt: Try, succeeded: bool) -> None:
-        if self.env.memory is not None and attempt.candidate is not None:
+        if self.context.memory is not None and attempt.candidate is not None:
             with contextlib.suppress(BuildfixerError):  # a count lost is no reason to stop
-                self.env.memory.record_use(attempt.candidate, succeeded)
+                self.context.memory.record_use(attempt.candidate, succeeded)
 
     def _may_replay(self, candidate: Entry) -> bool:
         """Whether the candidate's trust domain is one the attempt takes code from (memory.trust)."""
-        return self.env.memory is not None and self.env.memory.allows(candidate)
+        return self.context.memory is not None and self.context.memory.allows(candidate)
 
     def _replay(self, candidate: Entry) -> bool:
         """Apply a remembered patch when it applies as it is; False (nothing changed) otherwise."""
         try:
-            return bool(apply_patch(self.env.ctx.root, candidate.patch))
+            return bool(apply_patch(self.context.ctx.root, candidate.patch))
         except BuildfixerError:
             return False
 
     def _build(self) -> BuildResult:
         """The workspace's build now; the last one when nothing changed since (the recipes just built)."""
         ledger = self.ledger
-        reused = ledger.reusable_result(repr(self.env.ctx.options)) if ledger is not None else None
+        reused = ledger.reusable_result(repr(self.context.ctx.options)) if ledger is not None else None
         if reused is not None and (reused.status == "success" or reused.errors):
             return reused
-        return self.env.build()
+        return self.context.build()
 
     def _judge(self) -> str | None:
         """Why the judge rejects the repair so far, or None when it approves (or cannot tell)."""
@@ -295,23 +295,23 @@ class _Loop:
             self.ledger.restore(self.checkpoint)
 
     def _repo(self) -> str:
-        instance, meta = self.env.instance or {}, self.env.trajectory.meta
-        source = instance.get("repo") or meta.get("source") or str(self.env.ctx.root)
+        instance, meta = self.context.instance or {}, self.context.trajectory.meta
+        source = instance.get("repo") or meta.get("source") or str(self.context.ctx.root)
         name = Path(str(source).rstrip("/")).name
         return re.sub(r"\.(bundle|git)$", "", name) or "the project"
 
     def _save(self) -> None:
-        self.env.trajectory.meta["pipeline"] = {
+        self.context.trajectory.meta["pipeline"] = {
             "errors": [r.to_dict() for r in self.records],
             "tries": sum(len(r.tries) for r in self.records),
             "seconds": round(time.monotonic() - self.started, 3),
         }
-        self.env.trajectory.save()
+        self.context.trajectory.save()
 
     def _end(self, stop: Stop) -> Stop:
         self._save()
-        self.env.trajectory.meta["pipeline"]["ended"] = stop.detail
-        self.env.trajectory.save()
+        self.context.trajectory.meta["pipeline"]["ended"] = stop.detail
+        self.context.trajectory.save()
         return stop
 
 

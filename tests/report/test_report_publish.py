@@ -10,17 +10,17 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from buildfixer.bench.compare import compare_command
-from buildfixer.bench.passk import bootstrap_ci, pass_at_k
-from buildfixer.bench.plots import pass_at_k_svg
-from buildfixer.bench.report import build_report, load_run, report_command
-from buildfixer.bench.report_pages import latex_escape, render_markdown
-from buildfixer.bench.run_view import result_line
+from buildfixer.bench.progress_bar import result_line
 from buildfixer.bench.rundir import model_name
-from buildfixer.bench.trajectory_stats import token_kinds, tool_sequence
 from buildfixer.cli.main import app
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.logs.keywords import keyword_category
+from buildfixer.report.compare import compare_command
+from buildfixer.report.formats import latex_escape, render_markdown
+from buildfixer.report.passk import bootstrap_ci, pass_at_k
+from buildfixer.report.plots import pass_at_k_svg
+from buildfixer.report.run_report import build_report, load_run, report_command
+from buildfixer.report.trajectory_stats import token_kinds, tool_sequence
 
 LOG_SYNTAX = (
     "src/main/java/a/App.java:3: error: ';' expected\n        int x = 1\n                 ^\n1 error\n"

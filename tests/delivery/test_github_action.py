@@ -28,8 +28,8 @@ from github_action_support import (
 )
 
 from buildfixer.core.errors import BuildfixerError
-from buildfixer.harness.github_action import INPUTS, check_push_target, plan_pull_request
-from buildfixer.harness.github_report import (
+from buildfixer.delivery.github_action import INPUTS, check_push_target, plan_pull_request
+from buildfixer.delivery.github_report import (
     RunInfo,
     pull_request_text,
     scrub,
@@ -64,7 +64,7 @@ def test_action_yml_declares_every_input_and_output_the_script_uses() -> None:
     for name in INPUTS:  # each input reaches the script under the name it reads
         assert fix["env"]["INPUT_" + name.upper().replace("-", "_")] == "${{ inputs." + name + " }}"
     assert fix["env"]["GH_TOKEN"] == "${{ inputs.github-token }}"
-    assert "buildfixer.harness.github_action" in fix["run"]
+    assert "buildfixer.delivery.github_action" in fix["run"]
     for name, output in action["outputs"].items():
         assert output["value"] == "${{ steps.fix.outputs." + name + " }}"
     # No input is spliced into shell text, where a crafted value could run commands.

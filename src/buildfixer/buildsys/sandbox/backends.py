@@ -6,11 +6,11 @@ so Unix sockets, key files and other host state are simply absent; `/proc/sys` a
 other knobs are read-only; it has its own /tmp (a tmpfs of bounded size), HOME, PID, IPC and UTS
 namespaces, and nothing it starts outlives it. Its code never runs as root on the host: started
 by root, bubblewrap sets the sandbox up without a user namespace and its first process then
-becomes an unused uid (`buildsys.identity`); started by anyone else, a user namespace maps the
+becomes an unused uid (`buildsys.sandbox.identity`); started by anyone else, a user namespace maps the
 sandbox to the caller, without capabilities. In both cases that first process (`_LAUNCHER`) sets
-the rlimits of `buildsys.limits`, no new privileges, and the system-call filter of
-`buildsys.seccomp` (no key rings, no new namespaces) before it runs the command; the sandbox's
-control group (`buildsys.cgroups`) is joined by the session that starts it (`buildsys.session`).
+the rlimits of `buildsys.sandbox.limits`, no new privileges, and the system-call filter of
+`buildsys.sandbox.seccomp` (no key rings, no new namespaces) before it runs the command; the sandbox's
+control group (`sandbox.cgroups`) is joined by the session that starts it (`sandbox.session`).
 Without network it joins a network namespace with loopback only, which makes an offline build
 provably offline. `none` runs the step as it is: the explicit opt-out (`--no-sandbox`). A new
 backend (a container engine) is one class here and one entry in `SANDBOXES`.
@@ -26,13 +26,13 @@ from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
 
-from buildfixer.buildsys import cgroups, egress, netns
-from buildfixer.buildsys.identity import check_sandbox_settings, sandbox_ids
 from buildfixer.buildsys.jdk import discover_jdks
-from buildfixer.buildsys.limits import sandbox_limits
 from buildfixer.buildsys.options import BuildOptions
 from buildfixer.buildsys.plan import executable
-from buildfixer.buildsys.seccomp import filter_program, syscall_number
+from buildfixer.buildsys.sandbox import cgroups, egress, netns
+from buildfixer.buildsys.sandbox.identity import check_sandbox_settings, sandbox_ids
+from buildfixer.buildsys.sandbox.limits import sandbox_limits
+from buildfixer.buildsys.sandbox.seccomp import filter_program, syscall_number
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.core.protocols import Confinement, Sandbox
 

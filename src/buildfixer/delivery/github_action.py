@@ -1,6 +1,6 @@
 """The entry script of buildfixer's GitHub Action (`action.yml`): repair a failed build in CI.
 
-`python -m buildfixer.harness.github_action` reads the environment GitHub sets (`GITHUB_*`,
+`python -m buildfixer.delivery.github_action` reads the environment GitHub sets (`GITHUB_*`,
 `RUNNER_TEMP`) and the action's inputs (`INPUT_*`, passed by the composite action), runs
 `buildfixer fix --json` on the checked-out project, writes the patch, the trajectory and the result
 into `$RUNNER_TEMP/buildfixer` (the action uploads that folder), sets the step outputs, writes the
@@ -25,14 +25,14 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from buildfixer.core.errors import BuildfixerError
-from buildfixer.harness.github_report import (
+from buildfixer.delivery.github_report import (
     RunInfo,
     pull_request_text,
     scrub,
     summary_markdown,
     write_outputs,
 )
-from buildfixer.harness.pull_request import PullRequest, open_pull_request
+from buildfixer.delivery.pull_request import PullRequest, open_pull_request
 from buildfixer.workspace.git import git
 
 BRANCH_PREFIX = "buildfixer/fix-"

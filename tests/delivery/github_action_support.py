@@ -135,7 +135,7 @@ def github_env(
 
 def run_action(tmp_path: Path, env: dict[str, str]) -> Job:
     """Run the entry script as the composite action does, and read back what it wrote."""
-    cmd = [sys.executable, "-m", "buildfixer.harness.github_action"]
+    cmd = [sys.executable, "-m", "buildfixer.delivery.github_action"]
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=env)
     return read_job(tmp_path, env, done.returncode, done.stdout, done.stderr)
 

@@ -10,8 +10,8 @@ dying: bwrap's die-with-parent), everything inside it ends too.
 The server gets requests on a socket pair: the step's argv, cwd and environment as JSON, and
 the log file as a passed descriptor, so output goes straight to the log and never through us.
 
-Each session has a control group of its own where the machine offers one (`buildsys.cgroups`);
-a step that reaches one of the sandbox's limits (`buildsys.limits`: processes, memory, CPU time,
+Each session has a control group of its own where the machine offers one (`buildsys.sandbox.cgroups`);
+a step that reaches one of the sandbox's limits (`buildsys.sandbox.limits`: processes, memory, CPU time,
 file size, free disk) is reported by name in `limit_hit`. Cold builds and single commands run
 in a session too, one used once and closed.
 """
@@ -32,8 +32,8 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from buildfixer.buildsys import cgroups
-from buildfixer.buildsys.limits import sandbox_limits
+from buildfixer.buildsys.sandbox import cgroups
+from buildfixer.buildsys.sandbox.limits import sandbox_limits
 
 # Runs inside the sandbox with `python -I`: nothing from the project can change how it starts.
 _SERVER = r"""

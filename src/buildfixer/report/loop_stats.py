@@ -1,6 +1,6 @@
 """What the repair loop did in a run: errors taken on, tries per error, how each try ended, memory use.
 
-Read from the `pipeline` record the loop leaves in each attempt's trajectory (agents.pipeline);
+Read from the `pipeline` record the loop leaves in each attempt's trajectory (agents.repair_loop);
 attempts of other agents have none and are not counted.
 """
 
@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from buildfixer.bench.tables import Column, Table
 from buildfixer.core.paths import file_within
+from buildfixer.report.table import Column, Table
 
 OUTCOMES = ("resolved", "distinct", "similar", "rejected", "budget")
 

@@ -28,8 +28,8 @@ import threading
 import time
 from pathlib import Path
 
-from buildfixer.buildsys import egress
 from buildfixer.buildsys.plan import executable
+from buildfixer.buildsys.sandbox import egress
 from buildfixer.core.errors import BuildfixerError
 
 # Inside the namespace, first: die with the holder, bring loopback up, say so on stdout.
@@ -81,8 +81,10 @@ _CHECK = (
     'echo "[buildfixer] the sandboxes\' network namespace is gone; rerun the command" >&2; exit 125'
 )
 # The holder's command: this very buildfixer, whether installed or run from a source tree.
-_HOLDER = "import sys; sys.path.insert(0, sys.argv[1]); from buildfixer.buildsys.netns import hold; " \
-    "from pathlib import Path; sys.exit(hold(Path(sys.argv[2])))"  # fmt: skip
+_HOLDER = (
+    "import sys; sys.path.insert(0, sys.argv[1]); from buildfixer.buildsys.sandbox.netns import hold; "
+    "from pathlib import Path; sys.exit(hold(Path(sys.argv[2])))"
+)
 _STARTUP_S = 20.0
 _MIN_LIFE_S = 5.0
 _registered: dict[Path, int] = {}

@@ -8,9 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from buildfixer.bench.compare import compare_command, compare_runs, render_compare
-from buildfixer.bench.plots import histogram_svg, pass_at_k_svg
-from buildfixer.bench.report import (
+from buildfixer.core.errors import BuildfixerError
+from buildfixer.core.stops import StopKind
+from buildfixer.report.compare import compare_command, compare_runs, render_compare
+from buildfixer.report.plots import histogram_svg, pass_at_k_svg
+from buildfixer.report.run_report import (
     build_report,
     load_run,
     render_html,
@@ -19,8 +21,6 @@ from buildfixer.bench.report import (
     tier_of,
     write_report,
 )
-from buildfixer.core.errors import BuildfixerError
-from buildfixer.core.stops import StopKind
 
 INSTANCES = [
     {"instance_id": "a", "origin": "human", "category": "syntax", "lines_changed": 5, "files_changed": 1},

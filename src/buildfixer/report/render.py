@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from html import escape
 from typing import Any
 
-from buildfixer.bench.loop_report import loop_table
-from buildfixer.bench.tables import Column, Table
+from buildfixer.report.loop_stats import loop_table
+from buildfixer.report.table import Column, Table
 
 USAGE_LABELS = {"llm_calls": "LLM calls", "input_tokens": "Input tokens", "output_tokens": "Output tokens",
                 "cost_usd": "Cost (USD)", "duration_s": "Duration (s)"}  # fmt: skip

@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 
-from buildfixer.buildsys.limits import sandbox_limits
+from buildfixer.buildsys.sandbox.limits import sandbox_limits
 from buildfixer.core.errors import BuildfixerError
 
 DEFAULT_UID = 65432

@@ -32,7 +32,7 @@ _ALLOWED = {
 }  # fmt: skip
 _ALLOWED_PREFIXES = ("LC_",)
 # The host's proxies. Sandboxed builds go through buildfixer's egress proxy instead (see
-# `buildsys.egress.proxy_environment`); a proxy that needs a password is not passed at all.
+# `buildsys.sandbox.egress.proxy_environment`); a proxy that needs a password is not passed at all.
 PROXY_VARIABLES = frozenset(
     {"http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "all_proxy"}
 )

@@ -1,7 +1,7 @@
 """The only way out of a sandbox with network: a proxy that reaches the package registries only.
 
 A sandbox never shares the host's network. One that may use the network joins a network
-namespace shared by all such sandboxes (`buildsys.netns`), where a forwarder on loopback at
+namespace shared by all such sandboxes (`buildsys.sandbox.netns`), where a forwarder on loopback at
 `PROXY_PORT` passes each connection through a Unix socket to the proxy here, outside. The proxy
 honours `CONNECT host:443` and plain `http://` requests for allowed hosts only (the registries
 Gradle, Maven, pip and npm use, plus `BUILDFIXER_ALLOWED_HOSTS`), and answers anything else with
@@ -25,7 +25,7 @@ import urllib.parse
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
-from buildfixer.buildsys.environment import PROXY_VARIABLES
+from buildfixer.buildsys.sandbox.variables import PROXY_VARIABLES
 
 # Loopback port of the forwarder in the shared network namespace.
 PROXY_PORT = 39128

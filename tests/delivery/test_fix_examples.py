@@ -19,9 +19,9 @@ from buildfixer.buildsys.analyzed import build_and_analyze
 from buildfixer.buildsys.options import BuildOptions
 from buildfixer.buildsys.project import stop_daemons
 from buildfixer.core.build_result import BuildResult
+from buildfixer.delivery.fix import fix_project
 from buildfixer.examples import Example, load_examples, materialize, materialize_base
 from buildfixer.harness.attempt import AttemptConfig
-from buildfixer.harness.fix import fix_project
 
 EXAMPLES = load_examples()
 REPAIRED = {

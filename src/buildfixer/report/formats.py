@@ -12,8 +12,9 @@ import io
 import re
 from typing import Any
 
-from buildfixer.bench.plots import FAILED_COLOR, RESOLVED_COLOR, histogram_svg, pass_at_k_svg
-from buildfixer.bench.report_render import (
+from buildfixer.report.analysis_tables import analysis_tables
+from buildfixer.report.plots import FAILED_COLOR, RESOLVED_COLOR, histogram_svg, pass_at_k_svg
+from buildfixer.report.render import (
     comparison_tables,
     curves,
     html_document,
@@ -22,8 +23,7 @@ from buildfixer.bench.report_render import (
     run_label,
     summary_table,
 )
-from buildfixer.bench.report_tables import analysis_tables
-from buildfixer.bench.tables import Table
+from buildfixer.report.table import Table
 
 
 def report_tables(report: dict[str, Any], links: bool = True) -> list[Table]:

@@ -20,15 +20,15 @@ from buildfixer.buildsys.project import detect_build_system, stop_daemons
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.core.paths import cache_root
 from buildfixer.core.progress import Progress
-from buildfixer.harness.attempt import AttemptConfig, AttemptResult, judge_attempt, run_attempt
-from buildfixer.harness.config import check_output_path
-from buildfixer.harness.pull_request import (
+from buildfixer.delivery.pull_request import (
     PullRequest,
     commit_on_branch,
     message,
     open_pull_request,
     repository_of,
 )
+from buildfixer.harness.attempt import AttemptConfig, AttemptResult, judge_attempt, run_attempt
+from buildfixer.harness.config import check_output_path
 from buildfixer.harness.remember import memory_path, remember
 from buildfixer.llm.factory import check_model
 from buildfixer.memory.trust import repository_domain

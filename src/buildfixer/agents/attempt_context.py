@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from buildfixer.agents.loop import Budget
+from buildfixer.agents.tool_loop import Budget
 from buildfixer.agents.trajectory import Trajectory
 from buildfixer.core.build_result import BuildResult
 from buildfixer.core.progress import Progress, emit
@@ -44,7 +44,7 @@ class AgentSettings:
 
 
 @dataclass
-class AttemptEnv:
+class AttemptContext:
     """One attempt's world, as an agent sees it.
 
     Attributes:
