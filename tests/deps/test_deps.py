@@ -522,7 +522,7 @@ def test_python_test_requirements_go_where_the_tests_ones_are(tmp_path: Path) ->
 def test_test_requirement_goes_to_a_setuptools_test_extra(
     tmp_path: Path, name: str, text: str, expected: str
 ) -> None:
-    """The extra build.python installs for the tests (test, tests, testing, dev: the first there)."""
+    """The extra buildsys.python installs for the tests (test, tests, testing, dev: the first there)."""
     path = write(tmp_path, name, text)
     applied(tmp_path, add_dependency(tmp_path, "python", "PyYAML", None, test=True))
     assert path.read_text().endswith(expected), path.read_text()

@@ -1,8 +1,9 @@
 """The tool loop (Gemini-CLI-like): call the model, run the tools it asks for, until done or a budget ends.
 
 The loop never decides whether the repair worked: the harness builds once more afterwards
-(see `agent.fix`). A tool failure of the model's making (bad JSON, unknown tool, wrong types,
-a path out of the workspace) becomes an error message the model reads; the loop goes on.
+(see `harness.attempt.run_attempt`). A tool failure of the model's making (bad JSON, unknown
+tool, wrong types, a path out of the workspace) becomes an error message the model reads; the
+loop goes on.
 """
 
 from __future__ import annotations

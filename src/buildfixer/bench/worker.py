@@ -28,7 +28,7 @@ from buildfixer.llm.factory import model_for_instance
 from buildfixer.memory.trust import instance_domain
 from buildfixer.workspace.workspace import Workspace
 
-# The owner token of the builds this attempt runs (see build.runner.kill_owned), once known.
+# The owner token of the builds this attempt runs (see buildsys.runner.kill_owned), once known.
 _OWNER: list[str] = []
 
 

@@ -2,7 +2,7 @@
 
 Runtime requirements go to `[project].dependencies`, Poetry, setup.cfg, setup.py or
 requirements.txt, wherever the dependencies live. Test-only ones go where the project's test
-install takes them from (`build.python` installs the first test/tests/testing/dev extra, else
+install takes them from (`buildsys.python` installs the first test/tests/testing/dev extra, else
 such a PEP 735 or Poetry group): the same names in the same order here, then setup.cfg/setup.py
 extras, then a requirements-dev/test file.
 """

@@ -326,7 +326,7 @@ class Workspace:
         return apply_patch(self.root, patch)
 
     def remove(self) -> None:
-        """Delete the working tree (stop its builds' daemons first: build.api.stop_daemons)."""
+        """Delete the working tree (stop its builds' daemons first: buildsys.project.stop_daemons)."""
         with _worktrees_locked(self.mirror):
             git("worktree", "remove", "--force", str(self.root), git_dir=self.mirror, check=False)
             shutil.rmtree(self.root, ignore_errors=True)

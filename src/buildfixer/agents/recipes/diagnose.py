@@ -73,7 +73,7 @@ def diagnose(
 
     Args:
         project: The project root.
-        result: The failed build, its errors read (`logs.result.attach_analysis`).
+        result: The failed build, its errors read (`buildsys.analyzed.attach_analysis`).
         options: Its build options (cache directory for the dependency caches, offline).
         origin: The directory `project` is a snapshot of (`buildfixer fix` works in a copy
             without history): where a deleted file is looked up in git history.
