@@ -22,12 +22,13 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "tests" / "curate"))  # the fixture-repository writer of the tests
 
+from buildfixer.curate.config import CurateConfig  # noqa: E402
 from buildfixer.curate.run import curate  # noqa: E402
 
 
 def one_pass(repo: Path, out: Path, cache: Path, as_of: bool, mode: str, extra: dict) -> dict:
     start = time.perf_counter()
-    summary = curate(mode, repo, out, build_cache=cache, as_of=as_of, **extra)
+    summary = curate(CurateConfig(mode=mode, source=repo, out=out, build_cache=cache, as_of=as_of, **extra))
     wall = time.perf_counter() - start
     requests = summary.states_built + summary.cache_hits
     return {

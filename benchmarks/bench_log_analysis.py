@@ -20,8 +20,9 @@ sys.path.insert(0, str(ROOT / "tests" / "logs"))
 
 from big_logs import big_gradle_log  # noqa: E402
 
+from buildfixer.core.chat import tokens_by_pieces  # noqa: E402
 from buildfixer.logs.analyze import analyze_file, analyze_text  # noqa: E402
-from buildfixer.logs.condense import condense, estimate_tokens  # noqa: E402
+from buildfixer.logs.condense import condense  # noqa: E402
 from buildfixer.logs.text import clean_log  # noqa: E402
 
 FIXTURES = ROOT / "tests" / "fixtures" / "logs"
@@ -47,7 +48,7 @@ def bench_big_log(repeats: int = 5) -> None:
     print(f"  of which cleaning: best {min(clean_times):.3f} s")
     print(f"  root: {root.location() if root else None} {root.message[:60] if root else ''}")
     view = condense(analysis)
-    print(f"  condensed view: {estimate_tokens(view)} tokens")
+    print(f"  condensed view: {tokens_by_pieces(view)} tokens")
 
 
 def bench_fixtures(budget: int) -> None:
@@ -61,7 +62,7 @@ def bench_fixtures(budget: int) -> None:
         kept = root is None or root.message[:80] in view
         kept_all &= kept
         label = "yes" if root else "n/a (no error)"
-        print(f"  {log.stem:48} {estimate_tokens(view):>6}  {label if kept else 'NO'}")
+        print(f"  {log.stem:48} {tokens_by_pieces(view):>6}  {label if kept else 'NO'}")
     print(f"root error kept in every view: {kept_all}")
 
 

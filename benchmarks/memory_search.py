@@ -19,7 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from buildfixer.memory.select import rank
+from buildfixer.memory.select import rank_hits
 from buildfixer.memory.store import Entry, FixMemory
 
 SHAPES = [
@@ -78,7 +78,7 @@ def main() -> None:
         fts = []
         for query in queries:
             start = time.perf_counter()
-            rank(memory.search(query, limit=15))[:5]
+            rank_hits(memory.search(query, limit=15))[:5]
             fts.append((time.perf_counter() - start) * 1000)
     bags = [(e, frozenset(re.findall(r"[a-z0-9_]{3,}", e.lower()))) for e in errors]
     scan = []

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from buildfixer.agents.recipes import RECIPES
 from buildfixer.agents.tool_loop import Budget
 from buildfixer.agents.trajectory import Trajectory
 from buildfixer.core.build_result import BuildResult
@@ -35,7 +36,7 @@ class AgentSettings:
         first_error: How the first message shows the failure: "condensed" or "raw".
     """
 
-    model: str = "recipes"
+    model: str = RECIPES
     toolset: str = "gradlefixer"
     mask: str = "none"
     guidance: bool = False

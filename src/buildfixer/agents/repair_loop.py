@@ -27,6 +27,7 @@ from typing import Any
 
 from buildfixer.agents.attempt_context import AttemptContext
 from buildfixer.agents.prompts import PIPELINE_SYSTEM, pipeline_message
+from buildfixer.agents.recipes import RECIPES
 from buildfixer.agents.recipes.agent import RecipesAgent
 from buildfixer.agents.tool_loop import ToolLoop
 from buildfixer.core.build_result import BuildError, BuildResult
@@ -119,7 +120,7 @@ class _Loop:
         self.ledger = context.ctx.ledger
         self.records: list[ErrorRecord] = []
         self.started = time.monotonic()
-        self.model = None if context.settings.model == "recipes" else context.model()
+        self.model = None if context.settings.model == RECIPES else context.model()
         self.checkpoint: str | None = None  # the state each try of the current error starts from
 
     # ---- the loop ---------------------------------------------------------------------------
@@ -222,7 +223,7 @@ class _Loop:
         """The model (fresh context) or the recipes repair the error; how they stopped."""
         context = self.context
         if self.model is None:
-            attempt.policy = "recipes"
+            attempt.policy = RECIPES
             stop = RecipesAgent().run(replace(context, initial=current))
         else:
             attempt.policy = "model"

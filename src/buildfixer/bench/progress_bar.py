@@ -81,7 +81,7 @@ def _run_in_view(
             state["resolved"] += row["resolved"]
             state["cost"] += _cost(row)
             state["finished"] = finished
-            progress.console.print(result_line(row), highlight=False)
+            progress.console.print(attempt_line(row), highlight=False)
             progress.update(task, completed=finished, **_fields(state, slots, total))
 
         def on_warning(text: str) -> None:
@@ -100,7 +100,7 @@ def _run_in_view(
             raise
 
 
-def result_line(row: dict[str, Any]) -> str:
+def attempt_line(row: dict[str, Any]) -> str:
     """One finished attempt: mark, instance, sample, status and, when it did not resolve, its stop kind.
 
     Rich markup; the dataset's and the worker's words in it are escaped and their controls spelled out.

@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from buildfixer.bench.rundir import write_atomic
-from buildfixer.core.stops import StopKind
+from buildfixer.core.stops import EPISODE_ONLY, StopKind
 
 REJECTED = "results.rejected.jsonl"
-_KINDS = {kind.value for kind in StopKind}
+_KINDS = {kind.value for kind in StopKind if kind not in EPISODE_ONLY}  # how an attempt ends
 
 
 def row_problem(row: Any) -> str | None:

@@ -34,7 +34,8 @@ from buildfixer.bench.runlock import LOCK_FILE, RunLock
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.core.paths import cache_root
 from buildfixer.core.stops import INFRASTRUCTURE, Stop, StopKind
-from buildfixer.harness.config import MAX_SECONDS, AttemptConfig, check_output_path
+from buildfixer.harness.checks import MAX_SECONDS, check_output_path
+from buildfixer.harness.config import AttemptConfig
 
 MAX_SAMPLES = 1000  # attempts per instance: pass@k beyond this is a typo, and the list would not fit
 MAX_WORKERS = 256
@@ -153,7 +154,7 @@ class ResultWriter:
                 fcntl.flock(f, fcntl.LOCK_UN)
 
 
-def check_out(out: Path, config: RunConfig) -> None:
+def check_run_dir(out: Path, config: RunConfig) -> None:
     """Refuse a run directory this run cannot use, before anything is written.
 
     It must be absent, empty, or a run directory (config.json) of the same configuration;
@@ -191,7 +192,7 @@ def check_out(out: Path, config: RunConfig) -> None:
 
 def prepare_out(out: Path, config: RunConfig, instances: list[dict[str, Any]]) -> None:
     """Create the run directory, or check that an existing one holds the same configuration."""
-    check_out(out, config)
+    check_run_dir(out, config)
     out.mkdir(parents=True, exist_ok=True)
     write_atomic(out / "config.json", json.dumps(config.describe(), indent=2))
     (out / "trajectories").mkdir(exist_ok=True)
@@ -222,7 +223,7 @@ def run_benchmark(
     workers, backend = workers or config.workers, backend or config.backend
     if backend not in BACKENDS:
         raise BuildfixerError(f"unknown backend {backend!r} (known: {', '.join(BACKENDS)})")
-    check_out(out, config)
+    check_run_dir(out, config)
     with RunLock(out):
         prepare_out(out, config, instances)
         results_path = out / RESULTS

@@ -158,7 +158,7 @@ def _judge(instance: Instance, result: ValidationResult, repeats: int) -> None:
     result.valid = not result.reasons
 
 
-def _in_words(finding: grading.Finding, instance: Instance, first: BuildObservation | None) -> str:
+def _in_words(finding: grading.ValidityFinding, instance: Instance, first: BuildObservation | None) -> str:
     """A finding as a reason; `first` is its stage's first build (for the category and root error)."""
     if finding.kind == grading.INCOMPLETE or first is None:
         return "validation stopped before every repeat ran"

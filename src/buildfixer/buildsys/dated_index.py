@@ -40,10 +40,11 @@ from buildfixer.buildsys.index_pages import (
     JSON_TYPE,
     JSON_TYPES,
     IndexFile,
+    normalize_dist,
     parse_html,
     parse_json,
-    render_html,
-    render_json,
+    render_index_html,
+    render_index_json,
     wants_json,
 )
 from buildfixer.buildsys.options import parse_as_of
@@ -92,11 +93,6 @@ def split_credentials(url: str) -> tuple[str, str | None]:
     return urllib.parse.urlunsplit(parts._replace(netloc=host)), userinfo
 
 
-def normalize(name: str) -> str:
-    """A project name as PEP 503 spells it in URLs."""
-    return re.sub(r"[-_.]+", "-", name).lower()
-
-
 # --- the server -------------------------------------------------------------------------------
 
 
@@ -136,7 +132,7 @@ class _Proxy:
         site, cutoff = self._sites.get(parts[0]), _time(parts[1])
         if site is None or cutoff is None:
             return 404, "text/plain", b"unknown site or cut-off\n"
-        project = normalize(parts[3])
+        project = normalize_dist(parts[3])
         if not re.fullmatch(r"[a-z0-9-]+", project):  # it names a cache file
             return 404, "text/plain", b"not a project name\n"
         try:
@@ -149,8 +145,8 @@ class _Proxy:
         # Links never carry the upstream's credentials: the pages are read by sandboxed builds.
         dated = _before(files, cutoff, project)
         if wants_json(accept):
-            return 200, JSON_TYPE, render_json(project, dated)
-        return 200, "text/html; charset=utf-8", render_html(project, dated)
+            return 200, JSON_TYPE, render_index_json(project, dated)
+        return 200, "text/html; charset=utf-8", render_index_html(project, dated)
 
     def _files(self, site: _Site, project: str, cutoff: datetime) -> list[IndexFile] | None:
         """The project's files on the upstream index (cached); None when it has no such project."""

@@ -1,13 +1,15 @@
 """Pages of a "simple" package index (PEP 503 HTML, PEP 691 JSON): read them, write them.
 
 `IndexFile` is one distribution file of a page with what pip needs of it (requires-python,
-yanked, metadata) and its upload time, which `dated_index` filters on.
+yanked, metadata) and its upload time, which `dated_index` filters on. `normalize_dist` is the
+PEP 503 name of a project, as its page's URL spells it and as names are compared everywhere.
 """
 
 from __future__ import annotations
 
 import html
 import json
+import re
 import urllib.parse
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
@@ -16,6 +18,11 @@ from typing import Any
 JSON_TYPE = "application/vnd.pypi.simple.v1+json"
 _HTML_TYPES = ("text/html", "application/vnd.pypi.simple.v1+html", "application/vnd.pypi.simple.latest+html")
 JSON_TYPES = (JSON_TYPE, "application/vnd.pypi.simple.latest+json")
+
+
+def normalize_dist(name: str) -> str:
+    """PEP 503 normal form of a distribution (project) name: "PyYAML" -> "pyyaml", "a_b.c" -> "a-b-c"."""
+    return re.sub(r"[-_.]+", "-", name).lower()
 
 
 @dataclass
@@ -148,7 +155,7 @@ def _split_hash(url: str) -> tuple[str, dict[str, str]]:
 # --- rendering --------------------------------------------------------------------------------
 
 
-def render_html(project: str, files: list[IndexFile]) -> bytes:
+def render_index_html(project: str, files: list[IndexFile]) -> bytes:
     """A PEP 503 HTML page of the files (requires-python, yanked and metadata kept)."""
     rows = []
     for f in files:
@@ -171,7 +178,7 @@ def render_html(project: str, files: list[IndexFile]) -> bytes:
     ).encode()
 
 
-def render_json(project: str, files: list[IndexFile]) -> bytes:
+def render_index_json(project: str, files: list[IndexFile]) -> bytes:
     """A PEP 691 JSON page of the files, with their upload times."""
     items = []
     for f in files:

@@ -16,7 +16,6 @@ import typer
 
 from buildfixer.bench.data import NAMED_DATASETS, NAMED_SCRIPTS, resolve_dataset
 from buildfixer.cli.settings import (
-    ATTEMPT_OPTIONS,
     AgentOpt,
     ConfigOpt,
     GuidanceOpt,
@@ -30,11 +29,12 @@ from buildfixer.cli.settings import (
     MemoryTrustOpt,
     NoSandboxOpt,
     OnlyOpt,
+    RunSettings,
     SeedOpt,
     TemperatureOpt,
     ToolsetOpt,
     WorkersOpt,
-    merged,
+    with_config_file,
 )
 
 bench_app = typer.Typer(
@@ -105,7 +105,7 @@ def validate(
     """
     from buildfixer.cli import bench_commands  # lazy: validation imports pydantic and the build layer
 
-    code = bench_commands.validate(
+    code = bench_commands.validate_command(
         dataset, repeats, jdk, timeout, workers, only, log_dir, no_sandbox, as_json
     )  # fmt: skip
     raise typer.Exit(code)
@@ -151,9 +151,14 @@ def run(
     """Run an agent on every instance (`samples` times), each attempt in a fresh workspace; resumable."""
     from buildfixer.cli import bench_commands  # lazy: the runner imports pydantic and every agent
 
-    run_keys = ("samples", "workers", "attempt_timeout", "build_timeout", "backend", "no_sandbox", "memory")
-    flags = {name: value for name, value in locals().items() if name in (*ATTEMPT_OPTIONS, *run_keys)}
-    bench_commands.run(dataset, out, merged(ctx, config_file, flags), only, as_json)
+    given = RunSettings(
+        agent=agent, model=model, toolset=toolset, mask=mask, guidance=guidance, max_calls=max_calls,
+        max_tokens=max_tokens, max_cost=max_cost, max_time=max_time, temperature=temperature,
+        max_output_tokens=max_output_tokens, seed=seed, judge_model=judge_model, memory_trust=memory_trust,
+        memory=memory, samples=samples, workers=workers, attempt_timeout=attempt_timeout,
+        build_timeout=build_timeout, backend=backend, no_sandbox=no_sandbox,
+    )  # fmt: skip
+    bench_commands.run_command(dataset, out, with_config_file(ctx, config_file, given), only, as_json)
 
 
 @bench_app.command()
@@ -167,7 +172,7 @@ def report(
     ] = None,
 ) -> None:
     """pass@k with intervals, per-instance results, tools, cost, behaviour; written into the run directory."""
-    from buildfixer.report.run_report import report_command  # lazy: reports read runs with pydantic
+    from buildfixer.reports.run_report import report_command  # lazy: reports read runs with pydantic
 
     raise typer.Exit(report_command(run_dir, fmt, label))
 
@@ -184,13 +189,13 @@ def compare(
     ] = None,
 ) -> None:
     """Put configurations side by side: pass@k, tool usage and cost per run."""
-    from buildfixer.report.compare import compare_command  # lazy: reports read runs with pydantic
+    from buildfixer.reports.compare import compare_command  # lazy: reports read runs with pydantic
 
     raise typer.Exit(compare_command(run_dirs, fmt, out, label or []))
 
 
 @bench_app.command("export-hf")
-def export_hf(
+def bench_export_hf(
     dataset: DatasetArg,
     out: Annotated[Path, typer.Option(help="The folder to write (replaced as a whole).")],
     as_json: JsonFlag = False,
@@ -198,9 +203,9 @@ def export_hf(
     """Write the dataset as a Hugging Face dataset folder: data/<split>.jsonl, repos/, README.md card."""
     import json
 
-    from buildfixer.export.hf import export_hf as write_folder  # lazy: pydantic, PyYAML
+    from buildfixer.export.hf import export_hf  # lazy: pydantic, PyYAML
 
-    summary = write_folder(dataset, out)
+    summary = export_hf(dataset, out)
     if as_json:
         typer.echo(json.dumps(summary))
         return

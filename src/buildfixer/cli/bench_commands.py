@@ -5,28 +5,36 @@ from __future__ import annotations
 import importlib.util
 import json
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import typer
 
+from buildfixer.agents.recipes import RECIPES
 from buildfixer.bench.data import resolve_model
 from buildfixer.bench.dataset import Instance, check_repositories, dataset_dir, load_dataset, select_instances
 from buildfixer.bench.executor import default_workers
 from buildfixer.bench.progress_bar import run_with_progress
-from buildfixer.bench.run import MAX_WORKERS, RunConfig, check_out
+from buildfixer.bench.run import MAX_WORKERS, RunConfig, check_run_dir
 from buildfixer.bench.validate import ValidationResult, validate_dataset
 from buildfixer.buildsys.options import BuildOptions
-from buildfixer.cli.commands import check_jdk
-from buildfixer.cli.settings import MAX_REPEATS, attempt_config, only_patterns, with_sandbox
+from buildfixer.cli.settings import RunSettings, only_patterns, with_sandbox
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.core.terminal import visible
-from buildfixer.harness.config import check_number, check_output_path, check_seconds, validated
+from buildfixer.harness.checks import (
+    MAX_REPEATS,
+    check_jdk,
+    check_number,
+    check_output_path,
+    check_seconds,
+    validated,
+)
 from buildfixer.llm.factory import check_instance_models, check_model
 from buildfixer.memory.store import FixMemory
 
 
-def result_line(result: ValidationResult) -> str:
+def validation_line(result: ValidationResult) -> str:
     """One line per instance: mark, id, time, and why it is invalid (build text: controls spelled out)."""
     mark = "✓" if result.valid else "✗"
     line = f"{mark} {result.instance_id}  ({result.duration_s:.1f} s)"
@@ -50,7 +58,7 @@ def selected(dataset: Path, only: list[str] | None) -> list[Instance]:
     return instances
 
 
-def validate(
+def validate_command(
     dataset: Path, repeats: int, jdk: int | None, timeout: float, workers: int | None, only: list[str] | None,
     log_dir: Path | None, no_sandbox: bool, as_json: bool,
 ) -> int:  # fmt: skip
@@ -69,7 +77,7 @@ def validate(
         if event != "validated" or as_json:
             return
         result: ValidationResult = data["result"]
-        typer.echo(f"[{data['done']}/{data['total']}] {result_line(result)}")
+        typer.echo(f"[{data['done']}/{data['total']}] {validation_line(result)}")
         for warning in result.warnings:
             typer.echo(f"    warning: {visible(warning)}")
 
@@ -108,26 +116,37 @@ def check_memory(memory: Any) -> Path | None:
     return path
 
 
-def run(dataset: Path, out: Path, values: dict[str, Any], only: list[str] | None, as_json: bool) -> None:
-    """`bench run` with its merged option values: everything checked before anything is written.
+def run_config(settings: RunSettings) -> RunConfig:
+    """The validated RunConfig of `bench run`'s settings (its flags over its config file).
+
+    Raises:
+        BuildfixerError: The first bad value (the attempt's, --memory, then the run's), in one line.
+    """
+    model = resolve_model(settings.model)
+    if settings.agent == RECIPES:
+        model = RECIPES
+    options = with_sandbox(BuildOptions(), settings.no_sandbox)
+    attempt = replace(settings, model=model).attempt_config(options=options)
+    return validated(RunConfig, {
+        "attempt": attempt, "samples": settings.samples, "workers": settings.workers,
+        "attempt_timeout_s": settings.attempt_timeout, "build_timeout_s": settings.build_timeout,
+        "backend": settings.backend, "memory": check_memory(settings.memory),
+    })  # fmt: skip
+
+
+def run_command(
+    dataset: Path, out: Path, settings: RunSettings, only: list[str] | None, as_json: bool
+) -> None:
+    """`bench run` with its settings: everything checked before anything is written.
 
     The order: the settings, the dataset and its repositories, the run directory, then the model
     (which may import litellm); a bad value of any is one line and exit 2, with nothing written.
     """
-    values["model"] = resolve_model(values["model"])
-    if values["agent"] == "recipes":
-        values["model"] = "recipes"
-    options = with_sandbox(BuildOptions(), values["no_sandbox"])
-    config = validated(RunConfig, {
-        "attempt": attempt_config(values, options=options), "samples": values["samples"],
-        "workers": values["workers"], "attempt_timeout_s": values["attempt_timeout"],
-        "build_timeout_s": values["build_timeout"], "backend": values["backend"],
-        "memory": check_memory(values["memory"]),
-    })  # fmt: skip
+    config = run_config(settings)
     if config.backend == "ray" and importlib.util.find_spec("ray") is None:
         raise BuildfixerError("the ray backend needs Ray: pip install 'buildfixer[ray]'")
     instances = [instance.to_dict() for instance in selected(dataset, only)]
-    check_out(out, config)
+    check_run_dir(out, config)
     if config.attempt.judge_model:
         check_model(config.attempt.judge_model, **config.attempt.model_settings.model_kwargs())
     if config.attempt.needs_model():

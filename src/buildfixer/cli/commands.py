@@ -8,22 +8,22 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import typer
 
 from buildfixer.buildsys.analyzed import build_and_analyze
-from buildfixer.buildsys.jdk import default_jdk, discover_jdks, find_jdk
+from buildfixer.buildsys.jdk import default_jdk, discover_jdks
 from buildfixer.buildsys.options import BuildOptions, project_domain
 from buildfixer.buildsys.project import SYSTEMS, detect_build_system, stop_daemons
 from buildfixer.buildsys.python import detect_requirements_only
 from buildfixer.cli.build_render import print_analysis, print_build_result
 from buildfixer.cli.fix_render import ProgressPrinter, print_outcome
-from buildfixer.cli.settings import NO_SANDBOX_NOTE, attempt_config, check_flag, with_sandbox
+from buildfixer.cli.patches import read_patch
+from buildfixer.cli.settings import NO_SANDBOX_NOTE, FixSettings, check_flag, with_sandbox
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.core.terminal import visible
 from buildfixer.delivery.fix import fix_project
-from buildfixer.harness.config import MAX_JDK, check_number, check_seconds
+from buildfixer.harness.checks import check_jdk, check_number, check_seconds
 from buildfixer.logs.analyze import analyze_file
 from buildfixer.logs.condense import condense
 from buildfixer.tools.presets import PRESETS, tool_names
@@ -36,17 +36,6 @@ def print_json(data: object) -> None:
 
 
 MAX_CONDENSED_BUDGET = 1_000_000  # tokens of a condensed log: far above any model's window
-
-
-def check_jdk(jdk: int | None) -> None:
-    """A --jdk must be a Java version that is installed here (checked before any build).
-
-    Raises:
-        BuildfixerError: Out of range, or not installed (naming the installed ones).
-    """
-    if jdk is not None:
-        check_number("--jdk", jdk, whole=True, low=1, high=MAX_JDK)
-        find_jdk(jdk)
 
 
 def check_project(path: Path, system: str | None) -> None:
@@ -66,23 +55,7 @@ def check_project(path: Path, system: str | None) -> None:
         raise BuildfixerError(f"--system {system}: no {system} build in {path}")
 
 
-def read_patch(patch: Path) -> str:
-    """The text of a --patch file, which must be a unified diff.
-
-    Raises:
-        BuildfixerError: Unreadable, or not a diff.
-    """
-    try:
-        text = patch.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        why = getattr(exc, "strerror", None) or exc
-        raise BuildfixerError(f"cannot read patch {patch}: {why}") from None
-    if not text.startswith(("diff --git ", "--- ")) and "\n+++ " not in text and "\ndiff --git " not in text:
-        raise BuildfixerError(f"patch {patch} is not a unified diff (no 'diff --git' or '+++' file header)")
-    return text
-
-
-def build(
+def build_command(
     path: Path, jdk: int | None, timeout: float, task: list[str] | None, offline: bool, cold: bool,
     system: str | None, no_sandbox: bool, patch: Path | None, as_json: bool,
 ) -> int:  # fmt: skip
@@ -124,7 +97,7 @@ def build(
     return 0 if result.ok else 1
 
 
-def analyze(logfile: Path, condensed: bool, budget: int | None, as_json: bool) -> None:
+def analyze_command(logfile: Path, condensed: bool, budget: int | None, as_json: bool) -> None:
     """`buildfixer analyze`."""
     if budget is not None and not condensed:
         raise BuildfixerError("--budget is the size of the condensed view: give it with --condensed")
@@ -143,7 +116,7 @@ def analyze(logfile: Path, condensed: bool, budget: int | None, as_json: bool) -
         print_analysis(analysis)
 
 
-def jdks(as_json: bool) -> None:
+def jdks_command(as_json: bool) -> None:
     """`buildfixer jdks`."""
     found = discover_jdks()
     if as_json:
@@ -158,20 +131,20 @@ def jdks(as_json: bool) -> None:
         typer.echo(f"{j.version:>3}  {j.path}{mark}")
 
 
-def fix(
-    path: Path, values: dict[str, Any], trajectory: Path | None, dry_run: bool, as_json: bool,
+def fix_command(
+    path: Path, settings: FixSettings, trajectory: Path | None, dry_run: bool, as_json: bool,
     pr: bool = False,
 ) -> int:  # fmt: skip
-    """`buildfixer fix` with its merged option values: 0 resolved, 1 not (or not written back)."""
-    check_flag("offline", values["offline"])
+    """`buildfixer fix` with its settings (flags over a config file): 0 resolved, 1 not (or not kept)."""
+    check_flag("offline", settings.offline)
     options = BuildOptions(
-        jdk=values["jdk"],
-        timeout_s=values["timeout"],
-        offline=values["offline"],
+        jdk=settings.jdk,
+        timeout_s=settings.timeout,
+        offline=settings.offline,
         trust_domain=project_domain(path),
     )
-    with_sandbox(options, values["no_sandbox"])
-    config = attempt_config(values, options=options, trajectory_path=trajectory)
+    with_sandbox(options, settings.no_sandbox)
+    config = settings.attempt_config(options=options, trajectory_path=trajectory)
     outcome = fix_project(path, config, dry_run=dry_run, progress=ProgressPrinter(), pr=pr)
     attempt = outcome.attempt
     if as_json:
@@ -184,13 +157,13 @@ def fix(
         })  # fmt: skip
     else:
         print_outcome(outcome, dry_run)
-        if values["no_sandbox"]:
+        if settings.no_sandbox:
             typer.echo(NO_SANDBOX_NOTE)
     # A repair that could not be written (the project changed meanwhile) leaves the build broken.
     return 0 if attempt.resolved and not outcome.conflict else 1
 
 
-def toolsets(system: str, as_json: bool) -> None:
+def toolsets_command(system: str, as_json: bool) -> None:
     """`buildfixer toolsets`."""
     if system not in SYSTEMS:
         raise BuildfixerError(f"unknown build system {system!r} (known: {', '.join(SYSTEMS)})")

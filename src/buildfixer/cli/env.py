@@ -1,6 +1,7 @@
 """The `buildfixer env` commands: the training environment as a service.
 
-Imported at CLI start-up: only typer at module level; the work is in `env.server`.
+Imported at CLI start-up: only typer and core.errors (which cli.main loads anyway) at module
+level; the work is in `env.server`.
 """
 
 from __future__ import annotations
@@ -8,6 +9,8 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
+
+from buildfixer.core.errors import BuildfixerError
 
 env_app = typer.Typer(
     name="env",
@@ -18,8 +21,8 @@ env_app = typer.Typer(
 )
 
 
-@env_app.command()
-def serve(
+@env_app.command("serve")
+def env_serve(
     host: Annotated[
         str,
         typer.Option(
@@ -31,7 +34,6 @@ def serve(
     max_envs: Annotated[int, typer.Option(help="Environments open at once.")] = 8,
 ) -> None:
     """Serve POST /reset, /step and /close (JSON) until interrupted; web pages' requests are refused."""
-    from buildfixer.core.errors import BuildfixerError
     from buildfixer.env.server import EnvServer  # lazy: the environment imports the harness
 
     if not 0 <= port <= 65535:

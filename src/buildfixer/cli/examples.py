@@ -10,6 +10,7 @@ from typing import Any
 
 from rich.console import Console
 
+from buildfixer.agents.recipes import RECIPES
 from buildfixer.buildsys.analyzed import build_and_analyze
 from buildfixer.buildsys.options import BuildOptions, cache_domain
 from buildfixer.buildsys.project import stop_daemons
@@ -18,7 +19,8 @@ from buildfixer.cli.settings import NO_SANDBOX_NOTE, with_sandbox
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.delivery.fix import fix_project
 from buildfixer.examples import Example, load_examples, materialize
-from buildfixer.harness.config import AttemptConfig, check_output_path
+from buildfixer.harness.checks import check_output_path
+from buildfixer.harness.config import AttemptConfig
 from buildfixer.llm.factory import check_model
 
 # The bundled examples are buildfixer's own: their builds share one set of caches.
@@ -103,8 +105,8 @@ def check_choices(list_only: bool, fix: bool, model: str | None, keep: Path | No
         check_output_path("--keep", keep, directory=True)
     if not fix:
         return None
-    model = model or "recipes"
-    if model != "recipes":
+    model = model or RECIPES
+    if model != RECIPES:
         check_model(model)
     return model
 

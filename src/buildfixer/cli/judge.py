@@ -1,4 +1,7 @@
-"""`buildfixer judge`: does a patch repair the build, or make it pass by removing what checks it."""
+"""`buildfixer judge`: does a patch repair the build, or make it pass by removing what checks it.
+
+`buildfixer.cli.main` imports this module only when the command runs, so its imports are at the top.
+"""
 
 from __future__ import annotations
 
@@ -7,22 +10,21 @@ from pathlib import Path
 
 import typer
 
+from buildfixer.buildsys.options import BuildOptions, project_domain
+from buildfixer.buildsys.sandbox.backends import get_sandbox
+from buildfixer.cli.patches import read_patch
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.core.terminal import visible
+from buildfixer.judge.diff import parse_patch
+from buildfixer.judge.judge import judge_patch
+from buildfixer.llm.factory import check_model, make_model
 
 
-def judge(
+def judge_command(
     project: Path, patch: Path, run_tests: bool, no_sandbox: bool, as_json: bool,
     judge_model: str | None = None,
 ) -> int:  # fmt: skip
     """Print the verdict; 0 approved, 1 rejected (bad input raises: exit 2 before any build)."""
-    from buildfixer.buildsys.options import BuildOptions, project_domain
-    from buildfixer.buildsys.sandbox.backends import get_sandbox
-    from buildfixer.cli.commands import read_patch
-    from buildfixer.judge.diff import parse_patch
-    from buildfixer.judge.judge import judge_patch
-    from buildfixer.llm.factory import check_model, make_model
-
     if not project.is_dir():
         raise BuildfixerError(f"not a directory: {project}")
     text = read_patch(patch)

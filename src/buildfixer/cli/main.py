@@ -11,15 +11,16 @@ import click
 import typer
 
 from buildfixer import __version__
+from buildfixer.agents.recipes import RECIPES
 from buildfixer.cli.bench import bench_app
 from buildfixer.cli.curate import curate_app
 from buildfixer.cli.env import env_app
 from buildfixer.cli.export import export_app
 from buildfixer.cli.memory import memory_app
 from buildfixer.cli.settings import (
-    ATTEMPT_OPTIONS,
     AgentOpt,
     ConfigOpt,
+    FixSettings,
     GuidanceOpt,
     JudgeModelOpt,
     MaskOpt,
@@ -34,7 +35,7 @@ from buildfixer.cli.settings import (
     SeedOpt,
     TemperatureOpt,
     ToolsetOpt,
-    merged,
+    with_config_file,
 )
 from buildfixer.cli.view import view_app
 from buildfixer.core.errors import BuildfixerError
@@ -87,7 +88,7 @@ def build(
     """Detect and run the project's build; show the root error when it fails."""
     from buildfixer.cli import commands  # lazy: the build layer is not needed for --help
 
-    code = commands.build(path, jdk, timeout, task, offline, cold, system, no_sandbox, patch, as_json)
+    code = commands.build_command(path, jdk, timeout, task, offline, cold, system, no_sandbox, patch, as_json)
     raise typer.Exit(code)
 
 
@@ -103,7 +104,7 @@ def analyze(
     """Parse a saved build log into structured errors, root error first."""
     from buildfixer.cli import commands  # lazy: the parsers are not needed for --help
 
-    commands.analyze(logfile, condensed, budget, as_json)
+    commands.analyze_command(logfile, condensed, budget, as_json)
 
 
 @app.command()
@@ -111,7 +112,7 @@ def jdks(as_json: JsonFlag = False) -> None:
     """List the installed JDKs buildfixer can switch between."""
     from buildfixer.cli import commands  # lazy: JDK discovery is not needed for --help
 
-    commands.jdks(as_json)
+    commands.jdks_command(as_json)
 
 
 @app.command()
@@ -140,7 +141,7 @@ def examples(
 def fix(
     ctx: typer.Context,
     path: Annotated[Path, typer.Argument(help="Project directory.")] = Path("."),
-    model: ModelOpt = "recipes",
+    model: ModelOpt = RECIPES,
     toolset: ToolsetOpt = None,
     agent: AgentOpt = "tool",
     max_calls: MaxCallsOpt = 30,
@@ -174,10 +175,14 @@ def fix(
     """Repair a failing build; the project changes only when the final build succeeds."""
     from buildfixer.cli import commands  # lazy: the harness imports pydantic and every agent
 
-    flags = {name: value for name, value in locals().items() if name in ATTEMPT_OPTIONS}
-    build = {"jdk": jdk, "timeout": timeout, "offline": offline, "no_sandbox": no_sandbox}
-    values = merged(ctx, config_file, {**flags, **build})
-    raise typer.Exit(commands.fix(path, values, trajectory, dry_run, as_json, pr))
+    given = FixSettings(
+        agent=agent, model=model, toolset=toolset, mask=mask, guidance=guidance, max_calls=max_calls,
+        max_tokens=max_tokens, max_cost=max_cost, max_time=max_time, temperature=temperature,
+        max_output_tokens=max_output_tokens, seed=seed, judge_model=judge_model, memory_trust=memory_trust,
+        jdk=jdk, timeout=timeout, offline=offline, no_sandbox=no_sandbox,
+    )  # fmt: skip
+    settings = with_config_file(ctx, config_file, given)
+    raise typer.Exit(commands.fix_command(path, settings, trajectory, dry_run, as_json, pr))
 
 
 @app.command()
@@ -188,7 +193,7 @@ def toolsets(
     """List the tool presets and the tools each offers."""
     from buildfixer.cli import commands  # lazy: the tools import the build layer
 
-    commands.toolsets(system, as_json)
+    commands.toolsets_command(system, as_json)
 
 
 @app.command()
@@ -203,7 +208,7 @@ def judge(
     as_json: JsonFlag = False,
 ) -> None:
     """Reject a patch that makes the build pass by removing tests or checks (exit 0 approved, 1 rejected)."""
-    from buildfixer.cli.judge import judge as run  # lazy: the judge is not needed for --help
+    from buildfixer.cli.judge import judge_command as run  # lazy: the judge is not needed for --help
 
     raise typer.Exit(run(project, patch, run_tests, no_sandbox, as_json, judge_model))
 

@@ -33,7 +33,7 @@ def add(
     """Remember one fix (--patch) or note (--note) for an error, as yours: `fix` may replay it anywhere."""
     from buildfixer.cli import memory_commands
 
-    memory_commands.add(error, patch, note, category, build_system, db)
+    memory_commands.add_command(error, patch, note, category, build_system, db)
 
 
 @memory_app.command("import")
@@ -50,7 +50,7 @@ def import_(
     """
     from buildfixer.cli import memory_commands
 
-    memory_commands.import_(source, db)
+    memory_commands.import_command(source, db)
 
 
 @memory_app.command()
@@ -64,7 +64,7 @@ def search(
     """The remembered fixes for an error, best first (relevance and past success)."""
     from buildfixer.cli import memory_commands
 
-    memory_commands.search(error, limit, build_system, db, as_json)
+    memory_commands.search_command(error, limit, build_system, db, as_json)
 
 
 @memory_app.command()
@@ -72,7 +72,7 @@ def stats(db: DbOpt = None, as_json: JsonOpt = False) -> None:
     """How many entries, of which kinds, build systems and categories; uses and successes."""
     from buildfixer.cli import memory_commands
 
-    memory_commands.stats(db, as_json)
+    memory_commands.stats_command(db, as_json)
 
 
 @memory_app.command()
@@ -82,4 +82,4 @@ def export(
     """Write every entry as JSON lines (the format `memory import` reads)."""
     from buildfixer.cli import memory_commands
 
-    memory_commands.export(out, db)
+    memory_commands.export_command(out, db)

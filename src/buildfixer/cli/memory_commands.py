@@ -11,10 +11,12 @@ from pathlib import Path
 import typer
 
 from buildfixer.buildsys.project import SYSTEMS
+from buildfixer.cli.patches import read_patch
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.core.paths import cache_root
 from buildfixer.core.terminal import visible
-from buildfixer.memory.select import rank
+from buildfixer.judge.diff import parse_patch
+from buildfixer.memory.select import rank_hits
 from buildfixer.memory.sources import read_entries
 from buildfixer.memory.store import USER, Entry, FixMemory, default_path
 
@@ -34,12 +36,9 @@ def _open(db: Path | None, create: bool = True) -> FixMemory:
     return FixMemory(path)
 
 
-def add(error: str, patch: Path | None, note: str | None, category: str | None, system: str | None,
+def add_command(error: str, patch: Path | None, note: str | None, category: str | None, system: str | None,
         db: Path | None) -> None:  # fmt: skip
     """`memory add`."""
-    from buildfixer.cli.commands import read_patch
-    from buildfixer.judge.diff import parse_patch
-
     if (patch is None) == (note is None):
         raise BuildfixerError("give exactly one of --patch (a fix) or --note (advice)")
     if system is not None and system not in SYSTEMS:
@@ -57,7 +56,7 @@ def add(error: str, patch: Path | None, note: str | None, category: str | None, 
     typer.echo(f"added entry {added}" if added else "already remembered")
 
 
-def import_(source: Path, db: Path | None) -> None:
+def import_command(source: Path, db: Path | None) -> None:
     """`memory import`: test and validation splits are never imported (they would leak into benchmarks).
 
     What is imported is the user's (origin `user`, whatever origin an export recorded): the user
@@ -74,14 +73,14 @@ def import_(source: Path, db: Path | None) -> None:
     typer.echo(f"imported {added} new entries of {len(entries)} read{note}")
 
 
-def search(error: str, limit: int, system: str | None, db: Path | None, as_json: bool) -> None:
+def search_command(error: str, limit: int, system: str | None, db: Path | None, as_json: bool) -> None:
     """`memory search`."""
     if not error.strip():
         raise BuildfixerError("the error to search for is empty")
     if system is not None and system not in SYSTEMS:
         raise BuildfixerError(f"unknown build system {system!r} (known: {', '.join(SYSTEMS)})")
     with _open(db, create=False) as memory:
-        hits = rank(memory.search(error, limit=limit * 3, build_system=system))[:limit]
+        hits = rank_hits(memory.search(error, limit=limit * 3, build_system=system))[:limit]
     if as_json:
         typer.echo(json.dumps([hit.to_dict() for hit in hits], indent=2))
         return
@@ -98,7 +97,7 @@ def search(error: str, limit: int, system: str | None, db: Path | None, as_json:
         typer.echo(visible(f"    origin: {hit.origin or 'unknown (an older entry)'}"))
 
 
-def stats(db: Path | None, as_json: bool) -> None:
+def stats_command(db: Path | None, as_json: bool) -> None:
     """`memory stats`."""
     with _open(db, create=False) as memory:
         numbers = memory.stats()
@@ -114,7 +113,7 @@ def stats(db: Path | None, as_json: bool) -> None:
         typer.echo(visible(f"  {key.removeprefix('by_').replace('_', ' ')}: {parts or '-'}"))
 
 
-def export(out: Path, db: Path | None) -> None:
+def export_command(out: Path, db: Path | None) -> None:
     """`memory export`: written whole or not at all."""
     if out.is_dir():
         raise BuildfixerError(f"--out {out} is a directory")

@@ -2,13 +2,16 @@
 
 Both commands declare these options with the same types and help; a `--config FILE` (TOML or
 YAML, keys = the long option names) supplies any of them, and a flag given on the command line
-overrides the file. Everything is validated before any build starts.
+overrides the file. The command's values travel as one typed object (`FixSettings`,
+`RunSettings`) to its body, which validates them (`AttemptSettings.attempt_config`) before any
+build starts.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 from click.core import ParameterSource
@@ -16,8 +19,9 @@ from click.core import ParameterSource
 from buildfixer.buildsys.sandbox.identity import check_sandbox_settings
 from buildfixer.core.errors import BuildfixerError
 
-if TYPE_CHECKING:  # the build layer is imported when a command runs, not at start-up
+if TYPE_CHECKING:  # the build layer and the harness are imported when a command runs, not at start-up
     from buildfixer.buildsys.options import BuildOptions
+    from buildfixer.harness.config import AttemptConfig
 
 ConfigOpt = Annotated[
     Path | None,
@@ -72,7 +76,6 @@ NoSandboxOpt = Annotated[
         "--no-sandbox", help="Run builds unconfined on this machine (default: in a bubblewrap sandbox)."
     ),
 ]
-MAX_REPEATS = 100  # builds of one state (validation, curation): more only makes a run endless
 # Said with every result of a build that ran unconfined, so nobody mistakes it for a contained one.
 NO_SANDBOX_NOTE = "sandbox: none (--no-sandbox): the build ran unconfined on this machine"
 
@@ -105,54 +108,95 @@ def only_patterns(only: list[str] | None) -> str | None:
     """Repeated --only values as the one comma-separated selection bench.dataset.select_instances reads."""
     return ",".join(only) if only else None
 
-# Options of the attempt itself, by parameter name (what a config file may hold besides a
-# command's own options).
-ATTEMPT_OPTIONS = (
-    "agent", "model", "toolset", "mask", "guidance", "max_calls", "max_tokens", "max_cost", "max_time",
-    "temperature", "max_output_tokens", "seed", "judge_model", "memory_trust",
-)  # fmt: skip
+
+@dataclass(frozen=True, kw_only=True)
+class AttemptSettings:
+    """The options of the attempt itself, shared by `fix` and `bench run`, by their parameter names.
+
+    The names are also the keys of a config file. Each value is the command line's, else the config
+    file's (`with_config_file`), which may be of any type: `attempt_config` checks every one.
+    """
+
+    agent: str
+    model: str
+    toolset: str | None  # None: the agent's default
+    mask: str
+    guidance: bool
+    max_calls: int
+    max_tokens: int | None
+    max_cost: float | None
+    max_time: float | None
+    temperature: float | None
+    max_output_tokens: int | None
+    seed: int | None
+    judge_model: str | None
+    memory_trust: str
+
+    def attempt_config(self, **local: Any) -> AttemptConfig:
+        """The validated AttemptConfig of these settings (plus project-local fields such as options).
+
+        Raises:
+            BuildfixerError: The first bad value, as one line naming the option.
+        """
+        # lazy: the agents import the tools and the build layer; the harness imports pydantic
+        from buildfixer.agents.tool_loop import Budget
+        from buildfixer.harness import checks, config
+
+        chosen = {"agent": self.agent, "model": self.model, "toolset": self.toolset, "mask": self.mask,
+                  "guidance": self.guidance}  # fmt: skip
+        data = {
+            **{key: value for key, value in chosen.items() if value is not None},  # unset: the default
+            "budget": Budget(self.max_calls, self.max_tokens, self.max_cost, self.max_time),
+            "model_settings": {"temperature": self.temperature, "max_output_tokens": self.max_output_tokens,
+                               "seed": self.seed},
+            "judge_model": self.judge_model,
+            **({"memory_trust": self.memory_trust} if self.memory_trust is not None else {}),
+            **local,
+        }  # fmt: skip
+        return checks.validated(config.AttemptConfig, data)
 
 
-def merged(ctx: typer.Context, config_file: Path | None, flags: dict[str, Any]) -> dict[str, Any]:
-    """The command's options: the file's values, then every flag given on the command line.
+@dataclass(frozen=True, kw_only=True)
+class FixSettings(AttemptSettings):
+    """`buildfixer fix`'s settings: the attempt's, and how each of its builds runs."""
+
+    jdk: int | None
+    timeout: float  # of each build, in seconds
+    offline: bool
+    no_sandbox: bool
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunSettings(AttemptSettings):
+    """`buildfixer bench run`'s settings: the attempt's, and how the run goes (bench.run.RunConfig)."""
+
+    memory: Path | None
+    samples: int
+    workers: int | None
+    attempt_timeout: float
+    build_timeout: float
+    backend: str
+    no_sandbox: bool
+
+
+Settings = TypeVar("Settings", bound=AttemptSettings)
+
+
+def with_config_file(ctx: typer.Context, config_file: Path | None, settings: Settings) -> Settings:
+    """The command's settings: the file's values, then every flag given on the command line.
 
     Raises:
         BuildfixerError: An unreadable file, or a key no option of this command has.
     """
     # lazy: pydantic and yaml, only when a command runs
-    from buildfixer.harness.config import read_config_file
+    from buildfixer.harness.checks import read_config_file
 
-    values = dict(flags)
     if config_file is None:
-        return values
+        return settings
     data = read_config_file(config_file)
-    if unknown := sorted(set(data) - set(flags)):
+    if unknown := sorted(set(data) - {field.name for field in fields(settings)}):
         raise BuildfixerError(f"config file {config_file}: unknown setting {unknown[0]!r}")
-    for name, value in data.items():
-        if ctx.get_parameter_source(name) in (None, ParameterSource.DEFAULT, ParameterSource.DEFAULT_MAP):
-            values[name] = value
-    return values
-
-
-def attempt_config(values: dict[str, Any], **local: Any) -> Any:
-    """The validated AttemptConfig of these option values (plus project-local fields such as options).
-
-    Raises:
-        BuildfixerError: The first bad value, as one line naming the option.
-    """
-    from buildfixer.agents.tool_loop import Budget  # lazy: the agents import the tools and the build layer
-    from buildfixer.harness.config import AttemptConfig, validated  # lazy: pydantic
-
-    data = {
-        **{
-            key: values[key]
-            for key in ("agent", "model", "toolset", "mask", "guidance")
-            if values[key] is not None  # an unset toolset: the agent's default
-        },
-        "budget": Budget(values["max_calls"], values["max_tokens"], values["max_cost"], values["max_time"]),
-        "model_settings": {key: values[key] for key in ("temperature", "max_output_tokens", "seed")},
-        "judge_model": values.get("judge_model"),
-        **({"memory_trust": values["memory_trust"]} if values.get("memory_trust") is not None else {}),
-        **local,
-    }  # fmt: skip
-    return validated(AttemptConfig, data)
+    defaults = (None, ParameterSource.DEFAULT, ParameterSource.DEFAULT_MAP)
+    return replace(settings, **{
+        name: value for name, value in data.items() if ctx.get_parameter_source(name) in defaults
+    })  # fmt: skip

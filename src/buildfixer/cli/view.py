@@ -38,8 +38,8 @@ RunDirs = Annotated[
 ]
 
 
-@view_app.command()
-def serve(
+@view_app.command("serve")
+def view_serve(
     rundirs: RunDirs,
     port: Annotated[int, typer.Option(help="Port on 127.0.0.1 (0: any free port).")] = 8765,
 ) -> None:
@@ -47,12 +47,12 @@ def serve(
 
     The default command: `buildfixer view RUNDIR...` is `buildfixer view serve RUNDIR...`.
     """
-    from buildfixer.view.server import serve as run  # lazy: the viewer reads runs and logs
+    from buildfixer.view.server import serve  # lazy: the viewer reads runs and logs
 
     def say(line: str) -> None:
         typer.echo(line)
 
-    run(rundirs, port, say)
+    serve(rundirs, port, say)
 
 
 @view_app.command()

@@ -28,10 +28,21 @@ class StopKind(StrEnum):
     INFRA_ERROR = "infra_error"  # the harness could not do its part (checkout, build start)
     TIMEOUT = "timeout"  # the attempt's hard wall time ran out
     CRASHED = "crashed"  # a bug: an exception nobody expected
+    # How an episode of the training environment (`env.BuildRepairEnv`) ends besides MODEL_FINISHED;
+    # never in results.jsonl. In full mode the episode is an attempt and its budget kinds say these.
+    TURN_LIMIT = "turn_limit"  # the episode's max_turns replies were taken
+    TIME_LIMIT = "time_limit"  # the episode's max_wall_s ran out between replies
+    TOOL_TIMEOUT = "tooltimeout"  # a tool call overran the episode's max_wall_s (its output says so too)
+    ROLLOUT_ENDED = "rollout_ended"  # the trainer ended the rollout (TRL's reward, verl's agent loop)
 
 
 # Kinds a rerun retries: the agent was never judged fairly.
 INFRASTRUCTURE = frozenset({StopKind.INFRA_ERROR, StopKind.CRASHED})
+# Kinds only an environment episode ends with: no result line carries them, reports show them only
+# when one does.
+EPISODE_ONLY = frozenset(
+    {StopKind.TURN_LIMIT, StopKind.TIME_LIMIT, StopKind.TOOL_TIMEOUT, StopKind.ROLLOUT_ENDED}
+)
 
 
 @dataclass(frozen=True)

@@ -37,7 +37,7 @@ class Rejected(Exception):
 
 
 @dataclass
-class Limits:
+class SizeLimits:
     """Size limits of a fix (the gold patch)."""
 
     max_files: int = 50
@@ -59,7 +59,7 @@ class Outcome:
     duplicate_of: str | None = None  # the key of the kept instance with the same signature
 
 
-def check_size(patch: str, limits: Limits) -> tuple[int, int]:
+def check_size(patch: str, limits: SizeLimits) -> tuple[int, int]:
     """Files and lines the patch changes; Rejected when empty or beyond the limits."""
     files, lines = patch_stats(patch) if patch.strip() else (0, 0)
     if files == 0:

@@ -163,7 +163,7 @@ class History:
         self.git("update-ref", f"{SYNTHETIC_REFS}/{sha}", sha)
         return sha
 
-    def bundle(self, out: Path, refs: list[str]) -> None:
+    def write_git_bundle(self, out: Path, refs: list[str]) -> None:
         """Write a git bundle holding `refs` (and their history) to `out`, atomically."""
         out.parent.mkdir(parents=True, exist_ok=True)
         tmp = out.with_name(f".{out.name}.tmp")

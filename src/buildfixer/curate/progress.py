@@ -7,10 +7,10 @@ a candidate kept and then found to duplicate an earlier instance gets a second l
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from buildfixer.core.terminal import visible
+from buildfixer.curate.config import CurateConfig
 from buildfixer.curate.filters import Outcome
 from buildfixer.curate.summary import Summary
 
@@ -42,10 +42,8 @@ def outcome_line(outcome: Outcome) -> str:
     return f"[dim]✗ {outcome.filter}:[/] {key} [dim]{escape(visible(outcome.reason[:100]))}[/]"
 
 
-def curate_with_progress(
-    curate: Callable[..., Summary], mode: str, repo: str, out: Path, kwargs: dict[str, Any]
-) -> Summary:
-    """Run `curate(mode, repo, out, **kwargs)` showing its progress on stderr."""
+def curate_with_progress(curate: Callable[..., Summary], config: CurateConfig) -> Summary:
+    """Run `curate(config, progress)` showing its progress on stderr."""
     # rich is a UI library, kept out of every import but the terminal view's.
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -66,11 +64,11 @@ def curate_with_progress(
             if bar is None:
                 return  # an event this view does not show
             if bar not in tasks:
-                name = f"{mode}: {_STAGES[bar]}"
+                name = f"{config.mode}: {_STAGES[bar]}"
                 tasks[bar] = progress.add_task(name, total=data["total"], status="")
             if event == "outcome":
                 progress.console.print(outcome_line(data["outcome"]), highlight=False)
             progress.update(tasks[bar], completed=data["done"], total=data["total"],
                             status=status(data["summary"]))  # fmt: skip
 
-        return curate(mode, repo, out, progress=on_progress, **kwargs)
+        return curate(config, on_progress)

@@ -30,7 +30,8 @@ from buildfixer.curate import candidates as found
 from buildfixer.curate import filters
 from buildfixer.curate.builds import BuildCache, StateBuilder
 from buildfixer.curate.candidates import Candidate
-from buildfixer.curate.filters import Limits, Outcome, Rejected
+from buildfixer.curate.config import CurateConfig
+from buildfixer.curate.filters import Outcome, Rejected, SizeLimits
 from buildfixer.curate.history import History
 from buildfixer.curate.pinning import JVM_SYSTEMS, pin_state
 from buildfixer.curate.reimplement import reimplement
@@ -72,7 +73,7 @@ class Setup:
     mirror: Path
     system: str
     options: BuildOptions
-    limits: Limits = field(default_factory=Limits)
+    limits: SizeLimits = field(default_factory=SizeLimits)
     repeats: int = 2
     as_of: bool = True
     model: str | None = None
@@ -127,7 +128,7 @@ def evaluate(candidate: Candidate, setup: Setup) -> Outcome:
         outcome.signature = filters.signature(bad_builds[0])
         instance = filters.make_instance(candidate, (bad, good), builder, gold, bad_builds[0], as_of)
         instance["instance_id"] = f"{setup.name}-{candidate.key}"
-        instance["repo"] = _bundle_rel(setup.name)
+        instance["repo"] = _git_bundle_rel(setup.name)
         outcome.instance = instance
     except Rejected as exc:
         outcome.filter, outcome.reason = exc.filter, exc.reason
@@ -148,81 +149,40 @@ def _reimplemented(candidate: Candidate, setup: Setup, history: History) -> str:
     )  # fmt: skip
 
 
-def curate(
-    mode: str,
-    source: str | Path,
-    out: Path,
-    *,
-    rev: str = "HEAD",
-    limit: int | None = None,
-    ranges: list[tuple[str, str]] | None = None,
-    model: str | None = None,
-    notes: str | None = None,
-    options: BuildOptions | None = None,
-    limits: Limits | None = None,
-    repeats: int = 2,
-    as_of: bool = True,
-    workers: int | None = None,
-    backend: str = "local",
-    build_cache: Path | None = None,
-    system: str | None = None,
-    name: str | None = None,
-    progress: Progress | None = None,
-) -> Summary:
-    """Mine instances of one mode from a repository into the dataset `out` (resumable).
+def curate(config: CurateConfig, progress: Progress | None = None) -> Summary:
+    """Mine instances of `config.mode` from a repository into the dataset `config.out` (resumable).
 
     Args:
-        mode: human, dependency or llm.
-        source: Repository path, URL or bundle (never modified).
-        out: The dataset (JSONL); its state file and `repos/` go next to it.
-        rev: Where history is read from.
-        limit: Merges (human) or commits (dependency, llm) looked at, newest first; None for all.
-        ranges: PR ranges (base, head) for the human mode instead of merges.
-        model: Model spec of the llm mode (`scripted:DIR` picks `DIR/<candidate key>.json`).
-        notes: Release notes shown to the model.
-        options: Build options (JDK, tasks, timeout); defaults otherwise.
-        limits: Size limits of a fix.
-        repeats: Builds of each state.
-        as_of: Resolve unpinned dependencies as of each commit's date.
-        workers: Candidates evaluated at once.
-        backend: local or ray.
-        build_cache: Where build results are kept (default: `curate-builds` in the cache).
-        system: Build system to use (a repository with both a pom.xml and a build.gradle);
-            detected at `rev` when None.
-        name: The repository's name in instance ids and bundle names (default: the last part of
-            `source`).
+        config: What to mine, from where, how, into which dataset; validated when it was made.
         progress: Called with (event, data) as work finishes: the events `build`, `filter` and
             `outcome` described at the top of this module.
 
     Raises:
-        BuildfixerError: Bad mode, missing model, unknown repository or revision.
+        BuildfixerError: An unknown repository or revision (a URL or bundle is only read here).
     """
-    if mode not in found.MODES:
-        raise BuildfixerError(f"unknown mode {mode!r} (known: {', '.join(found.MODES)})")
-    if mode == "llm" and not model:
-        raise BuildfixerError("the llm mode needs --model (a litellm model or scripted:DIR)")
     started = time.monotonic()
-    options = options or BuildOptions(timeout_s=900.0)
-    normalized = normalize_source(source)
+    options, out = config.options, config.out
+    normalized = normalize_source(config.source)
     mirror = mirror_of(normalized, options.cache_dir, refresh=True)
     history = History(mirror)
-    tip = history.resolve(rev)
-    system = system or _system_at(normalized, tip, options)
+    tip = history.resolve(config.rev)
+    system = config.system or _system_at(normalized, tip, options)
     setup = Setup(
-        normalized, mirror, system, options, limits or Limits(), repeats,
-        as_of, model, notes, trajectories=out.with_name(out.name + ".trajectories"), build_cache=build_cache,
-        name=name or "",
+        normalized, mirror, system, options, config.limits, config.repeats, config.as_of, config.model,
+        config.notes, trajectories=out.with_name(out.name + ".trajectories"), build_cache=config.build_cache,
+        name=config.name or "",
     )  # fmt: skip
-    summary = Summary(mode, setup.name)
-    if mode == "human":
-        chains = found.branch_chains(history, tip, limit, ranges)
+    workers, backend = config.workers, config.backend
+    summary = Summary(config.mode, setup.name)
+    if config.mode == "human":
+        chains = found.branch_chains(history, tip, config.limit, config.ranges)
         builds = _build_all(sorted({sha for chain in chains for sha in chain}), setup, workers, backend,
                             progress, summary)  # fmt: skip
         candidates = found.human_candidates(chains, builds)
-    elif mode == "dependency":
-        candidates = found.dependency_candidates(history, tip, limit)
+    elif config.mode == "dependency":
+        candidates = found.dependency_candidates(history, tip, config.limit)
     else:
-        candidates = found.llm_candidates(history, tip, limit)
+        candidates = found.llm_candidates(history, tip, config.limit)
     summary.candidates = len(candidates)
     run_filters(candidates, setup, out, workers, backend, progress, summary)
     write_dataset(out, setup, {c.key for c in candidates}, summary)
@@ -298,21 +258,21 @@ def write_dataset(out: Path, setup: Setup, keys: set[str], summary: Summary) -> 
     kept = sorted((r for r in state.rows.values() if r["accepted"]), key=history_order)
     ours = [r["instance"] for r in kept if r["repo"] == setup.name]
     if ours:
-        _write_bundle(out.parent / _bundle_rel(setup.name), setup.mirror, ours)
+        _write_git_bundle(out.parent / _git_bundle_rel(setup.name), setup.mirror, ours)
     save_dataset([Instance.model_validate(r["instance"]) for r in kept], out)
     summary.instances_in_file = len(kept)
 
 
-def _bundle_rel(name: str) -> str:
+def _git_bundle_rel(name: str) -> str:
     return f"repos/{name}.bundle"
 
 
-def _write_bundle(path: Path, mirror: Path, instances: list[dict[str, Any]]) -> None:
-    """A bundle of the commits the instances name (and their history), made in a scratch repository."""
+def _write_git_bundle(path: Path, mirror: Path, instances: list[dict[str, Any]]) -> None:
+    """A git bundle of the commits the instances name (and their history), made in a scratch repository."""
     commits = sorted({c for i in instances for c in (i["base_commit"], i["fix_commit"]) if c})
     with tempfile.TemporaryDirectory(prefix="curate-bundle-") as tmp:
         scratch = Path(tmp) / "r.git"
         git("init", "--bare", "--quiet", str(scratch))
         refspecs = [f"{sha}:refs/heads/instances/{sha}" for sha in commits]
         git("fetch", "--quiet", "--no-tags", str(mirror), *refspecs, git_dir=scratch)
-        History(scratch).bundle(path, ["--all"])
+        History(scratch).write_git_bundle(path, ["--all"])

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from buildfixer.bench.dataset import Instance, dataset_dir, load_dataset, save_dataset
 from buildfixer.core.errors import BuildfixerError
-from buildfixer.harness.config import check_output_path
+from buildfixer.harness.checks import check_output_path
 
 
 def time_split(instances: list[Instance], val: float, test: float) -> dict[str, list[Instance]]:

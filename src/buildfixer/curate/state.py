@@ -9,7 +9,7 @@ of the instances of one repository with the same signature, the earliest in hist
 
 A new outcome that duplicates a known instance is written rejected at once; one that comes before
 a known instance (finished earlier, in parallel or in an earlier run) makes that one a duplicate,
-and a line restating it as rejected is appended. `settle` restates every standing the file
+and a line restating it as rejected is appended. `restate_duplicates` restates every standing the file
 contradicts, so a run killed between those two lines, or a state file written before duplicates
 were recorded (their duplicates stand `accepted`), is made right by the next run.
 """
@@ -92,11 +92,11 @@ def firsts(rows: Iterable[Row]) -> dict[tuple[str, str], Row]:
     return found
 
 
-def settle(rows: dict[RowKey, Row], among: Iterable[Row] | None = None) -> list[Row]:
+def restate_duplicates(rows: dict[RowKey, Row], among: Iterable[Row] | None = None) -> list[Row]:
     """The lines to append so the instances of `among`'s signatures stand as `duplicate` says.
 
     `among` defaults to every row. `rows` holds every standing (it is read, not changed); a new
-    outcome is settled by passing it alone in `among`, after putting it into `rows`.
+    outcome is restated by passing it alone in `among`, after putting it into `rows`.
     """
     candidates = list(rows.values() if among is None else among)
     groups = {(r["repo"], r["signature"]) for r in candidates if is_instance(r)}
@@ -127,12 +127,12 @@ class Standings:
         self.reload()
 
     def reload(self) -> list[Row]:
-        """Read the file again (other runs may append to it) and settle it; the lines appended."""
+        """Read the file again (other runs may append to it), its duplicates restated; the lines appended."""
         self.rows = read_state(self.path)
         self.summary.accepted, self.summary.rejected = 0, {}
         for row in self.rows.values():
             self.summary.tally(row if self.ours(row) else None, 1)
-        return [self.put(row) for row in settle(self.rows)]
+        return [self.put(row) for row in restate_duplicates(self.rows)]
 
     def ours(self, row: Row) -> bool:
         """Whether the row is one of this run's candidates (counted in its summary)."""
@@ -152,10 +152,10 @@ class Standings:
         return row
 
     def add(self, outcome: Outcome) -> list[Row]:
-        """Record a new outcome, settled against the known instances; the lines appended."""
+        """Record a new outcome, its duplicates restated against the known instances; the lines appended."""
         row = {**asdict(outcome), "repo": self.name}
-        self.rows[(row["repo"], row["key"])] = row  # seen by settle; counted by put
-        changed = {r["key"]: r for r in settle(self.rows, [row])}
+        self.rows[(row["repo"], row["key"])] = row  # seen by restate_duplicates; counted by put
+        changed = {r["key"]: r for r in restate_duplicates(self.rows, [row])}
         self.rows.pop((row["repo"], row["key"]))
         written = [self.put(changed.pop(row["key"], row))]
         return written + [self.put(r) for r in changed.values()]

@@ -28,7 +28,7 @@ from buildfixer.delivery.pull_request import (
     repository_of,
 )
 from buildfixer.harness.attempt import AttemptConfig, AttemptResult, judge_attempt, run_attempt
-from buildfixer.harness.config import check_output_path
+from buildfixer.harness.checks import check_output_path
 from buildfixer.harness.remember import memory_path, remember
 from buildfixer.llm.factory import check_model
 from buildfixer.memory.trust import repository_domain

@@ -180,7 +180,7 @@ def _event(env: Mapping[str, str]) -> dict[str, Any]:
     return event if isinstance(event, dict) else {}
 
 
-def fix_command(settings: Settings) -> list[str]:
+def fix_argv(settings: Settings) -> list[str]:
     """`buildfixer fix` as this action runs it: JSON out, trajectory into the artifacts."""
     argv = [sys.executable, "-m", "buildfixer", "fix", str(settings.project), "--model", settings.model,
             "--agent", settings.agent, "--max-calls", str(settings.max_calls), "--json",
@@ -275,7 +275,7 @@ def main(env: Mapping[str, str] | None = None, out: TextIO | None = None) -> int
     out.flush()
     with tempfile.TemporaryDirectory(prefix="buildfixer-gh-") as gh_config:
         code, result, last = run_fix(
-            fix_command(settings), fix_environment(env, settings, Path(gh_config)), sys.stderr, secrets
+            fix_argv(settings), fix_environment(env, settings, Path(gh_config)), sys.stderr, secrets
         )
     if code == 2 or result is None:
         out.write(f"::error::buildfixer fix failed (exit {code}): {scrub(last, secrets)}\n")

@@ -91,7 +91,7 @@ class PinReport:
     unpinnable: list[tuple[DynamicVersion, str]] = field(default_factory=list)
 
 
-def classify(spec: str) -> Kind | None:
+def dynamic_kind(spec: str) -> Kind | None:
     """The kind of dynamic version `spec` is, or None for a fixed version (`[1.0]` included)."""
     text = spec.strip()
     if text.lower() in _LATEST:
@@ -130,7 +130,7 @@ def find_dynamic_versions(project: Path) -> list[DynamicVersion]:
                 continue
             if decl.text.lstrip().startswith("<parent"):
                 continue
-            kind = classify(decl.version)
+            kind = dynamic_kind(decl.version)
             if kind is None:
                 continue
             text = deps.read(project / decl.version_file)
@@ -220,14 +220,14 @@ def choose(spec: str, published: dict[str, datetime], moment: datetime) -> str |
     """The newest version `spec` admits among those published on or before `moment`.
 
     Args:
-        spec: A dynamic version (see `classify`).
+        spec: A dynamic version (see `dynamic_kind`).
         published: Version -> publication time (aware, UTC).
         moment: The date of the build being replayed.
 
     Returns:
         The version, or None when none qualifies (or `spec` is no range, prefix or latest).
     """
-    kind = classify(spec)
+    kind = dynamic_kind(spec)
     if kind is None or kind == "snapshot":
         return None
     prefix = spec.strip()[:-1] if kind == "prefix" else ""  # "1." of "1.+"; "" admits all

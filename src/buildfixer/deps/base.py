@@ -1,9 +1,11 @@
 """What the dependency planners share: planned edits, declarations, and reading build files.
 
 `Edit` and `Declaration` are the vocabulary of `buildfixer.deps.manage` and of the per-system
-planners (`deps.jvm`, `deps.other`, `deps.python`); `find_build_files` finds the build files,
-`read` reads them (as the edits planned so far leave them, inside `staged`), and `span_edit` /
-`whole_file_edit` turn a change of a file's text into an `Edit` whose old text is unique.
+planners (`deps.jvm`, `deps.maven`, `deps.python_requirements`, `deps.python_placement`,
+`deps.npm_dependencies`); `find_build_files` finds the build files, `read` reads them (as the
+edits planned so far leave them, inside `staged`), `span_edit` / `whole_file_edit` turn a change
+of a file's text into an `Edit` whose old text is unique, and `item_span` is what removing one
+item of a list takes.
 
 Build files are read through `core.confined` (a project may hold `pom.xml -> /root/.ssh/id_rsa`):
 inside `confined_to(project)` or `staged(project)` no link out of the project is followed, not
@@ -13,6 +15,7 @@ even through a linked directory; elsewhere the file itself must not lead out of 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -240,3 +243,24 @@ def whole_file_edit(file: str, before: str, after: str) -> Edit:
     while end_b > start and end_a > start and before[end_b - 1] == after[end_a - 1]:
         end_b, end_a = end_b - 1, end_a - 1
     return span_edit(file, before, start, end_b, after[start:end_a])
+
+
+def item_span(text: str, start: int, end: int) -> tuple[int, int]:
+    """The span removing one item of a JSON object or TOML/Python list with its comma and line."""
+    comma_after = re.match(r"[ \t]*,", text[end:])
+    if comma_after:
+        end += comma_after.end()
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", end)
+    line_end = len(text) if line_end == -1 else line_end
+    own_line = text[line_start:start].strip() == "" and text[end:line_end].strip() == ""
+    if own_line and comma_after:
+        return line_start, min(line_end + 1, len(text))
+    comma_before = re.search(r",\s*$", text[:start])
+    if own_line:  # the last item: its line and the comma ending the line before go
+        if comma_before:
+            return comma_before.start(), line_end
+        return line_start, min(line_end + 1, len(text))
+    if not comma_after and comma_before:
+        return comma_before.start(), end
+    return start, end + len(re.match(r"[ \t]*", text[end:]).group(0))  # type: ignore[union-attr]

@@ -259,7 +259,7 @@ def add(project: Path, base: Path, system: str, name: str, version: str | None, 
         path = next((base / f for f in ("build.gradle", "build.gradle.kts") if (base / f).is_file()), None)
         return _gradle_add(project, path, name, version, test) if path else None
     pom = base / "pom.xml"
-    return maven.add_dependency(project, pom, name, version, test) if pom.is_file() else None
+    return maven.add_pom_dependency(project, pom, name, version, test) if pom.is_file() else None
 
 
 def _gradle_add(project: Path, path: Path, name: str, version: str | None, test: bool) -> Edit:

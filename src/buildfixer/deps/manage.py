@@ -5,8 +5,9 @@ occurs exactly once in its file (or, with empty `old_text`, the content of a new
 agent layer can apply it through its file tools and show it. `apply_edits` writes them.
 
 Names: "group:artifact" (or a Gradle plugin id) for Gradle and Maven, the distribution name for
-pip, the package name for npm. The per-system work is in `deps.jvm` and `deps.other`; the types
-and helpers they share are in `deps.base`, and are re-exported here, the package's public face
+pip, the package name for npm. The per-system work is in `deps.jvm` (Gradle, and Maven through
+`deps.maven`), `deps.python_requirements` (with `deps.python_placement`) and `deps.npm_dependencies`;
+the types and helpers they share are in `deps.base`, and are re-exported here, the package's public face
 (`from buildfixer.deps import manage as deps; deps.Edit, deps.read, deps.staged...`).
 """
 
@@ -17,7 +18,7 @@ from pathlib import Path
 
 from buildfixer.core import confined
 from buildfixer.deps import jvm as deps_jvm
-from buildfixer.deps import other as deps_other
+from buildfixer.deps import npm_dependencies, python_requirements
 from buildfixer.deps.base import (
     MAX_DEPTH,
     SKIP_DIRS,
@@ -66,7 +67,11 @@ def find_declaration(project: Path, name: str) -> list[Declaration]:
     Returns:
         The declarations, shallowest build file first; empty when it is not declared.
     """
-    return deps_jvm.find(project, name) + deps_other.find(project, name)
+    return (
+        deps_jvm.find(project, name)
+        + python_requirements.find(project, name)
+        + npm_dependencies.find(project, name)
+    )
 
 
 def declared_jvm_names(project: Path) -> list[str]:
@@ -101,7 +106,8 @@ def set_version(project: Path, name: str, version: str, only_version: str | None
         if only_version is not None and decl.version != only_version:
             continue
         if decl.kind in ("python", "poetry", "npm"):
-            edit = deps_other.version_edit(project, decl, version)
+            planner = npm_dependencies if decl.kind == "npm" else python_requirements
+            edit = planner.version_edit(project, decl, version)
             if edit is not None and edit not in edits:
                 edits.append(edit)
             continue
@@ -165,13 +171,19 @@ def add_dependency(
     base = project / module if module else project
     if system in ("gradle", "maven"):
         return deps_jvm.add(project, base, system, name, version, test)
-    return deps_other.add(project, base, system, name, version, test)
+    if system == "npm":
+        return npm_dependencies.add(project, base, name, version, test)
+    if system == "python":
+        return python_requirements.add(project, base, name, version, test)
+    return None
 
 
 def remove_dependency(project: Path, name: str) -> list[Edit]:
     """Edits removing every declaration of `name` (the version property, if any, stays)."""
     edits = [
-        deps_jvm.removal(project, d) or deps_other.removal(project, d)
+        deps_jvm.removal(project, d)
+        or python_requirements.removal(project, d)
+        or npm_dependencies.removal(project, d)
         for d in find_declaration(project, name)
     ]
     return _merge(project, [e for e in edits if e is not None])

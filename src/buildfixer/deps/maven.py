@@ -103,7 +103,7 @@ def _indent_unit(text: str) -> str:
     return min(indents, key=len) if indents else "  "
 
 
-def add_dependency(project: Path, pom: Path, name: str, version: str | None, test: bool) -> Edit:
+def add_pom_dependency(project: Path, pom: Path, name: str, version: str | None, test: bool) -> Edit:
     """A new <dependency> (test scope if `test`) in the pom, creating <dependencies> when missing."""
     text = read(pom)
     group, _, artifact = name.partition(":")

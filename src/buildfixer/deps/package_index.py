@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from buildfixer.buildsys.index_pages import normalize_dist
 from buildfixer.buildsys.options import BuildOptions
 from buildfixer.deps.caches import gradle_homes, maven_repositories
 from buildfixer.deps.jars import module_name
@@ -220,11 +221,6 @@ def artifact_for_package(
 
 
 # --- Python ----------------------------------------------------------------------------------
-
-
-def normalize_dist(name: str) -> str:
-    """PEP 503 normal form of a distribution name: "PyYAML" -> "pyyaml"."""
-    return re.sub(r"[-_.]+", "-", name).lower()
 
 
 def _site_dirs(options: BuildOptions) -> list[Path]:

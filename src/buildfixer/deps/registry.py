@@ -26,10 +26,11 @@ import urllib.request
 from collections.abc import Callable, Iterable
 from typing import IO
 
+from buildfixer.buildsys.index_pages import normalize_dist
 from buildfixer.buildsys.options import BuildOptions
 from buildfixer.buildsys.sandbox.egress import RefusedURL, checked_url
 from buildfixer.deps.caches import jvm_cached_versions, npm_cached_packages
-from buildfixer.deps.package_index import normalize_dist, python_distributions
+from buildfixer.deps.package_index import python_distributions
 from buildfixer.deps.versions import (
     python_version_key,
     version_key,

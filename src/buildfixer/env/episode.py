@@ -31,6 +31,7 @@ from buildfixer.buildsys.options import BuildOptions, cache_domain
 from buildfixer.buildsys.project import stop_daemons
 from buildfixer.core.build_result import BuildError, BuildResult
 from buildfixer.core.errors import BuildfixerError
+from buildfixer.core.stops import StopKind
 from buildfixer.env.error_examples import error_gone, examples_of, focused_start
 from buildfixer.env.loop_episode import LoopEnded, LoopEpisode, full_info, loop_config, reply_of
 from buildfixer.harness.attempt import AttemptConfig, current_build, make_context, verdict_build
@@ -43,7 +44,6 @@ from buildfixer.workspace.workspace import Workspace
 
 MODES = ("simplified", "full")
 Info = dict[str, Any]
-TOOL_TIMEOUT = "tooltimeout"
 # Tools whose time is build time (the share of a rollout spent building is a throughput figure).
 _BUILDING = {"run_build", "validate_and_build", "run_gradle_command", "run_maven_command", "run_npm_command",
              "run_python_command"}  # fmt: skip
@@ -241,13 +241,13 @@ class BuildRepairEnv:
         if self._done:
             raise BuildfixerError("the episode is over: call reset() first")
         if self._overran:
-            return f"{TOOL_TIMEOUT}: the episode's time is up; no more tool calls run"
+            return f"{StopKind.TOOL_TIMEOUT}: the episode's time is up; no more tool calls run"
         deadline = self._started + self.max_wall_s if self.max_wall_s else None
         result = execute_call(self._tools, call_id, name, arguments, deadline)
         if result.name in _BUILDING:
             self._build_s += result.seconds
         self._overran = "did not finish before the attempt's time budget ran out" in result.output
-        return f"{TOOL_TIMEOUT}: {result.output}" if self._overran else result.output
+        return f"{StopKind.TOOL_TIMEOUT}: {result.output}" if self._overran else result.output
 
     def save_trajectory(self, path: Path) -> None:
         """Save the finished episode as a trajectory (the format `fix` writes; `export sft` reads it)."""
@@ -296,18 +296,18 @@ class BuildRepairEnv:
             _FAILURES[key] = current_build(self._ctx)
         return _FAILURES[key]
 
-    def _stop(self, calls: list[Any]) -> str | None:
+    def _stop(self, calls: list[Any]) -> StopKind | None:
         if self._overran:
-            return TOOL_TIMEOUT
+            return StopKind.TOOL_TIMEOUT
         if not calls:
-            return "model_finished"
+            return StopKind.MODEL_FINISHED
         if self._turns >= self.max_turns:
-            return "turn_limit"
+            return StopKind.TURN_LIMIT
         if self.max_wall_s and time.monotonic() - self._started >= self.max_wall_s:
-            return "time_limit"
+            return StopKind.TIME_LIMIT
         return None
 
-    def finish(self, stop: str = "model_finished") -> tuple[float, bool, dict[str, Any]]:
+    def finish(self, stop: StopKind = StopKind.MODEL_FINISHED) -> tuple[float, bool, dict[str, Any]]:
         """End the episode: the verdict build and the judge; `(reward, done, info)`."""
         if self._done:
             raise BuildfixerError("the episode is over: call reset() first")
@@ -328,7 +328,7 @@ class BuildRepairEnv:
         fixed = error_gone(self._focus, verdict) if self._focus is not None else build_ok
         reward = 1.0 if fixed and (judge_ok is not False) else 0.0
         info = {
-            "build_ok": build_ok, "error_fixed": fixed, "judge_ok": judge_ok, "stop": stop,
+            "build_ok": build_ok, "error_fixed": fixed, "judge_ok": judge_ok, "stop": StopKind(stop).value,
             "turns": self._turns,
             "patch": patch, "edited": edited or [], "findings": findings, "status": verdict.status,
             "seconds": round(time.monotonic() - self._started, 3), "build_seconds": round(self._build_s, 3),

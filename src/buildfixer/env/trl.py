@@ -24,6 +24,7 @@ from typing import Any
 from buildfixer.agents.prompts import system_prompt
 from buildfixer.buildsys.options import BuildOptions
 from buildfixer.core.errors import BuildfixerError
+from buildfixer.core.stops import StopKind
 from buildfixer.env.episode import BuildRepairEnv, instance_of
 from buildfixer.tools.presets import preset_schemas
 
@@ -108,7 +109,7 @@ class _EpisodeAdapter:
         if self.reward is None:
             if self._env is None:
                 raise BuildfixerError("get_reward() before reset()")
-            self.reward, _, self.info = self._env.finish("rollout_ended")
+            self.reward, _, self.info = self._env.finish(StopKind.ROLLOUT_ENDED)
         return self.reward
 
     def _call(self, name: str, arguments: dict[str, Any]) -> str:

@@ -32,6 +32,7 @@ from verl.tools.base_tool import BaseTool
 from verl.tools.schemas import OpenAIFunctionToolSchema, ToolResponse
 
 from buildfixer.core.errors import BuildfixerError
+from buildfixer.core.stops import StopKind
 from buildfixer.env.episode import BuildRepairEnv, instance_of
 from buildfixer.tools.presets import preset_schemas
 
@@ -64,7 +65,7 @@ class Episodes:
         if env is None:
             raise BuildfixerError(f"no open episode for {key}")
         try:
-            reward, _, info = env.finish("rollout_ended")
+            reward, _, info = env.finish(StopKind.ROLLOUT_ENDED)
         finally:
             env.close()
         return reward, info
@@ -121,14 +122,16 @@ class BuildfixerAgentLoop(ToolAgentLoop):
     """verl's tool agent loop, then the episode's end: `reward_score` from the build and the judge."""
 
     async def run(self, sampling_params: dict[str, Any], **kwargs: Any) -> AgentLoopOutput:
-        """Run the tool loop, then settle the trajectory's reward."""
+        """Run the tool loop, then put the episode's reward into the trajectory's output."""
         output = await super().run(sampling_params, **kwargs)
         created = [v.get("create_kwargs") or {} for v in (kwargs.get("tools_kwargs") or {}).values()]
         instance = next((c["instance"] for c in created if "instance" in c), None)
-        return await asyncio.to_thread(settle, output, instance)
+        return await asyncio.to_thread(attach_reward, output, instance)
 
 
-def settle(output: AgentLoopOutput, instance: Any, settings: dict[str, Any] | None = None) -> AgentLoopOutput:
+def attach_reward(
+    output: AgentLoopOutput, instance: Any, settings: dict[str, Any] | None = None
+) -> AgentLoopOutput:
     """Put the episode's reward into a finished trajectory's output.
 
     A trajectory that called no tool has no episode yet: one is started and built as it stands.

@@ -59,20 +59,20 @@ def export_harbor(dataset: Path, out: Path, org: str = "buildfixer") -> dict[str
             packer = RepoPacker(task / "environment", base)  # each task's context is its own
             if packer.pack(instance) is not None:
                 bundled.append(instance.instance_id)
-            write_task(instance, task, _bundle_name(packer), org)
+            write_task(instance, task, _git_bundle_name(packer), org)
     return {"out": str(out), "tasks": [i.instance_id for i in instances], "bundled": bundled}
 
 
-def write_task(instance: Instance, task: Path, bundle: str | None, org: str) -> None:
-    """The files of one task in `task` (its environment/ already holds the bundle, if any)."""
-    if bundle is not None:  # one fixed name: the Dockerfile and checkout.sh refer to it
-        (task / "environment" / bundle).rename(task / "environment" / "repo.bundle")
-        bundle = "repo.bundle"
+def write_task(instance: Instance, task: Path, git_bundle: str | None, org: str) -> None:
+    """The files of one task in `task` (its environment/ already holds the git bundle, if any)."""
+    if git_bundle is not None:  # one fixed name: the Dockerfile and checkout.sh refer to it
+        (task / "environment" / git_bundle).rename(task / "environment" / "repo.bundle")
+        git_bundle = "repo.bundle"
     files = {
         "task.toml": task_toml(instance, org),
         "instruction.md": instruction(instance),
-        "environment/Dockerfile": scripts.dockerfile(instance, bundle),
-        "environment/checkout.sh": scripts.checkout_script(instance, bundle),
+        "environment/Dockerfile": scripts.dockerfile(instance, git_bundle),
+        "environment/checkout.sh": scripts.checkout_script(instance, git_bundle),
         "solution/solve.sh": scripts.solve_script(),
         "solution/gold.patch": instance.gold_patch,
         "tests/test.sh": scripts.test_script(instance),
@@ -146,7 +146,7 @@ The end of the failing build's log:
 """
 
 
-def _bundle_name(packer: RepoPacker) -> str | None:
+def _git_bundle_name(packer: RepoPacker) -> str | None:
     bundles = sorted(p.name for p in packer.dest.glob("*.bundle")) if packer.dest.is_dir() else []
     return bundles[0] if bundles else None
 

@@ -31,10 +31,10 @@ _PATHS = f"""APP_DIR="${{BUILDFIXER_APP_DIR:-{APP_DIR}}}"
 """
 
 
-def dockerfile(instance: Instance, bundle: str | None) -> str:
+def dockerfile(instance: Instance, git_bundle: str | None) -> str:
     """`environment/Dockerfile`: the build tool, then the repository at the failing commit."""
     image = IMAGES[instance.build_system].format(jdk=instance.jdk or DEFAULT_JDK)
-    copy = f"COPY {bundle} checkout.sh /tmp/task/\n" if bundle else "COPY checkout.sh /tmp/task/\n"
+    copy = f"COPY {git_bundle} checkout.sh /tmp/task/\n" if git_bundle else "COPY checkout.sh /tmp/task/\n"
     return f"""FROM {image}
 
 # git makes the checkout, applies patches and lets the agent see its own changes.
@@ -47,7 +47,7 @@ WORKDIR {APP_DIR}
 """
 
 
-def checkout_script(instance: Instance, bundle: str | None) -> str:
+def checkout_script(instance: Instance, git_bundle: str | None) -> str:
     """`environment/checkout.sh DEST`: the repository at `base_commit`, without its history.
 
     The history goes because it holds the fix (`fix_commit`, or the commit after the breakage):
@@ -55,8 +55,8 @@ def checkout_script(instance: Instance, bundle: str | None) -> str:
     with the failing state as its only commit keeps `git diff` and `git status` useful.
     """
     source = (
-        f'"$(dirname "$(readlink -f "${{BASH_SOURCE[0]}}")")/{bundle}"'
-        if bundle
+        f'"$(dirname "$(readlink -f "${{BASH_SOURCE[0]}}")")/{git_bundle}"'
+        if git_bundle
         else shlex.quote(instance.repo)
     )
     return f"""#!/bin/bash

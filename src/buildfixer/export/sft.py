@@ -19,10 +19,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from buildfixer.core.chat import tokens_by_length
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.core.paths import file_within
-from buildfixer.harness.config import check_output_path, number_problem
-from buildfixer.llm.scripted import estimate_tokens
+from buildfixer.harness.checks import check_output_path, number_problem
 from buildfixer.tools.presets import preset_schemas
 
 PLACEHOLDER = "/workspace"
@@ -156,7 +156,7 @@ def _clean(message: dict[str, Any], root: str, options: ExportOptions) -> dict[s
     if options.strip_think and message.get("role") == "assistant" and isinstance(content, str):
         message["content"] = _THINK.sub("", content)
     if options.max_tool_tokens and message.get("role") == "tool" and isinstance(content, str):
-        tokens = estimate_tokens(content)
+        tokens = tokens_by_length(content)
         if tokens > options.max_tool_tokens:
             message["content"] = f"[tool output of about {tokens} tokens left out]"
     return message

@@ -90,7 +90,7 @@ def verdict_build(
     if ctx.ledger is None:
         emit(progress, "build", {"phase": "verdict"})
         return current_build(ctx), None, []
-    edited, refused = ctx.ledger.settle(frozen)
+    edited, refused = ctx.ledger.undo_side_effects(frozen)
     reused = ctx.ledger.reusable_result(repr(ctx.options))
     emit(progress, "build", {"phase": "verdict" if reused is None else "verdict-reused"})
     if reused is None:

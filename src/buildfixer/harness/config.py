@@ -8,106 +8,36 @@ when a command runs, never at CLI start-up.
 
 from __future__ import annotations
 
-import math
-import tomllib
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal
 
-import yaml
 from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
     InstanceOf,
-    ValidationError,
     field_validator,
     model_validator,
 )
 
+from buildfixer.agents.recipes import RECIPES
 from buildfixer.agents.registry import get_agent
 from buildfixer.agents.tool_loop import Budget
 from buildfixer.buildsys.options import BuildOptions
 from buildfixer.buildsys.sandbox.backends import SANDBOXES
 from buildfixer.core.errors import BuildfixerError
+from buildfixer.harness.checks import (
+    MAX_CALLS,
+    MAX_COST_USD,
+    MAX_JDK,
+    MAX_OUTPUT_TOKENS,
+    MAX_SECONDS,
+    MAX_SEED,
+    MAX_TOKENS,
+    number_problem,
+)
 from buildfixer.memory.trust import DEFAULT_TRUST, TRUST_LEVELS
 from buildfixer.tools.presets import MASK_MODES, PRESETS
-
-Model = TypeVar("Model", bound=BaseModel)
-
-# Upper limits of numbers a person may give: anything above is a typo, and would overflow timers
-# (`--timeout 1e308`) or allocate without end (`--samples 1000000000000`).
-MAX_SECONDS = 7 * 24 * 3600.0  # a week: timeouts and time budgets
-MAX_CALLS = 100_000
-MAX_TOKENS = 10**10  # an attempt's token budget
-MAX_COST_USD = 1_000_000.0
-MAX_OUTPUT_TOKENS = 1_000_000  # one reply
-MAX_SEED = 2**63 - 1  # providers take a 64-bit seed
-MAX_JDK = 99
-
-
-def number_problem(value: Any, *, whole: bool, low: float, high: float, low_open: bool = False) -> str | None:
-    """What is wrong with a number given for a setting (None when it is fine), as "must be ..." words.
-
-    Args:
-        value: The value as it came (a flag, a config file, a Python call): any type.
-        whole: An int is required (never a bool); otherwise an int or a float, finite.
-        low: The smallest value allowed.
-        high: The largest value allowed.
-        low_open: `low` itself is excluded ("must be positive" for 0).
-    """
-    if not _is_number(value, whole):
-        return f"must be a {'whole ' if whole else ''}number, got {value!r}"
-    if not math.isfinite(value):
-        return f"must be a finite number, got {value}"
-    if low_open and value <= low:
-        return "must be positive" if low == 0 else f"must be above {low:g}"
-    if value < low:
-        return f"must be at least {low:g}, got {value:g}"
-    if value > high:
-        return f"must be at most {high:g}, got {value:g}"
-    return None
-
-
-def check_number(
-    option: str, value: Any, *, whole: bool, low: float, high: float, low_open: bool = False
-) -> None:
-    """`number_problem` for a command-line option: a BuildfixerError (exit 2) naming it.
-
-    Raises:
-        BuildfixerError: "OPTION must be ...".
-    """
-    if problem := number_problem(value, whole=whole, low=low, high=high, low_open=low_open):
-        raise BuildfixerError(f"{option} {problem}")
-
-
-def check_output_path(option: str, path: Path, *, directory: bool) -> None:
-    """Refuse, before anything is written, a place an output cannot go.
-
-    A directory output may exist (as a directory) or not; a file output must not be a directory.
-    Either way the nearest existing ancestor must be a directory (not a file), so the parents
-    can be made.
-
-    Raises:
-        BuildfixerError: "OPTION PATH is ...".
-    """
-    if path.is_dir() and not directory:
-        raise BuildfixerError(f"{option} {path} is a directory: give a file name")
-    if path.exists() and not path.is_dir() and directory:
-        raise BuildfixerError(f"{option} {path} is a file: give a directory")
-    for parent in path.parents:
-        if parent.exists():
-            if not parent.is_dir():
-                raise BuildfixerError(f"{option} {path} is under {parent}, which is not a directory")
-            return
-
-
-def check_seconds(option: str, value: Any) -> None:
-    """A timeout or time limit: positive, finite, at most MAX_SECONDS.
-
-    Raises:
-        BuildfixerError: "OPTION must be ...".
-    """
-    check_number(option, value, whole=False, low=0, high=MAX_SECONDS, low_open=True)
 
 
 class ModelSettings(BaseModel):
@@ -173,7 +103,7 @@ class AttemptConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
     agent: str = "tool"
-    model: str = "recipes"
+    model: str = RECIPES
     toolset: str = "gradlefixer"
     mask: str = "none"
     guidance: bool = False
@@ -262,13 +192,13 @@ class AttemptConfig(BaseModel):
 
         Unless the agent takes the recipes as its own policy (the repair loop does).
         """
-        if self.model == "recipes" and not getattr(get_agent(self.agent), "accepts_recipes", False):
-            return "recipes"
+        if self.model == RECIPES and not getattr(get_agent(self.agent), "accepts_recipes", False):
+            return RECIPES
         return self.agent
 
     def needs_model(self) -> bool:
         """Whether the agent run calls a model (the recipes as a loop's policy call none)."""
-        return get_agent(self.agent_name()).uses_model and self.model != "recipes"
+        return get_agent(self.agent_name()).uses_model and self.model != RECIPES
 
     def portable(self) -> dict[str, Any]:
         """What another process needs to run the same attempt on another project (see `from_portable`)."""
@@ -298,9 +228,6 @@ def describe_options(options: BuildOptions) -> dict[str, Any]:
     }  # fmt: skip
 
 
-def _is_number(value: Any, whole: bool) -> bool:
-    """True for an int (or, unless `whole`, a float); never for a bool."""
-    return not isinstance(value, bool) and isinstance(value, int if whole else int | float)
 
 
 def _one_of(what: str, value: str, known: Any) -> str:
@@ -309,41 +236,7 @@ def _one_of(what: str, value: str, known: Any) -> str:
     return value
 
 
-def validated(cls: type[Model], data: dict[str, Any]) -> Model:
-    """`cls` built from `data`; the first problem as one BuildfixerError line (exit 2), naming the field."""
-    try:
-        return cls.model_validate(data)
-    except ValidationError as exc:
-        raise BuildfixerError(validation_message(exc)) from None
 
 
-def validation_message(exc: ValidationError) -> str:
-    """The first error of a ValidationError as one line: `field: what is wrong`."""
-    first = exc.errors()[0]
-    where = ".".join(str(part) for part in first["loc"]) or "config"
-    message = str(first["msg"]).removeprefix("Value error, ")
-    if first["type"] == "extra_forbidden":
-        message = "unknown setting"
-    return f"{where}: {message}"
 
 
-def read_config_file(path: Path) -> dict[str, Any]:
-    """Settings from a TOML or YAML file (by suffix): a flat table of option names and values.
-
-    Keys are the long command-line option names, with dashes or underscores (`max-calls`,
-    `max_calls`); command-line flags override them.
-    """
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise BuildfixerError(f"cannot read config file {path}: {exc.strerror or exc}") from None
-    suffix = path.suffix.lower()
-    if suffix not in (".toml", ".yaml", ".yml"):
-        raise BuildfixerError(f"config file {path}: use .toml, .yaml or .yml")
-    try:
-        data = tomllib.loads(text) if suffix == ".toml" else (yaml.safe_load(text) or {})
-    except (tomllib.TOMLDecodeError, yaml.YAMLError) as exc:
-        raise BuildfixerError(f"config file {path}: {str(exc).splitlines()[0]}") from None
-    if not isinstance(data, dict):
-        raise BuildfixerError(f"config file {path}: expected a table of settings at the top")
-    return {str(key).replace("-", "_"): value for key, value in data.items()}

@@ -122,7 +122,7 @@ INCOMPLETE = "incomplete"
 
 
 @dataclass(frozen=True)
-class Finding:
+class ValidityFinding:
     """Why an instance is not valid, as data (callers word it).
 
     Attributes:
@@ -136,7 +136,7 @@ class Finding:
     seen: tuple[str, ...]
 
 
-def base_finding(builds: Sequence[Build], category: str | None = None) -> Finding | None:
+def base_finding(builds: Sequence[Build], category: str | None = None) -> ValidityFinding | None:
     """None when the failing state fails the same way in every repeat, as a failure of `category`.
 
     Args:
@@ -147,32 +147,32 @@ def base_finding(builds: Sequence[Build], category: str | None = None) -> Findin
     if not seen:
         return None
     if len(set(seen)) > 1:
-        return Finding("base", FLAKY, seen)
+        return ValidityFinding("base", FLAKY, seen)
     first = builds[0]
     if first.status == SUCCESS:
-        return Finding("base", BUILDS, seen)
+        return ValidityFinding("base", BUILDS, seen)
     if first.status != FAILURE:
-        return Finding("base", NOT_FAILURE, seen)
+        return ValidityFinding("base", NOT_FAILURE, seen)
     if category is not None and first.category != category:
-        return Finding("base", OTHER_CATEGORY, seen)
+        return ValidityFinding("base", OTHER_CATEGORY, seen)
     return None
 
 
-def gold_finding(builds: Sequence[Build]) -> Finding | None:
+def gold_finding(builds: Sequence[Build]) -> ValidityFinding | None:
     """None when the fixed state (gold patch applied) builds in every repeat."""
     seen = tuple(build_outcome(b) for b in builds)
     if not seen:
         return None
     if len(set(seen)) > 1:
-        return Finding("gold", FLAKY, seen)
+        return ValidityFinding("gold", FLAKY, seen)
     if builds[0].status != SUCCESS:
-        return Finding("gold", NOT_SUCCESS, seen)
+        return ValidityFinding("gold", NOT_SUCCESS, seen)
     return None
 
 
 def validity(
     base: Sequence[Build], gold: Sequence[Build], category: str | None, repeats: int
-) -> list[Finding]:
+) -> list[ValidityFinding]:
     """Every reason the instance is not valid; empty when it is.
 
     Args:
@@ -184,5 +184,5 @@ def validity(
     findings = [f for f in (base_finding(base, category), gold_finding(gold)) if f is not None]
     if not findings and (len(base) < repeats or len(gold) < repeats):
         stage, builds = ("base", base) if len(base) < repeats else ("gold", gold)
-        findings.append(Finding(stage, INCOMPLETE, tuple(build_outcome(b) for b in builds)))
+        findings.append(ValidityFinding(stage, INCOMPLETE, tuple(build_outcome(b) for b in builds)))
     return findings

@@ -13,8 +13,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 
+from buildfixer.core.file_kinds import is_build_config, is_ci, is_source, is_test, is_test_by_name, language
 from buildfixer.judge.diff import FileChange, Line
-from buildfixer.judge.files import is_build_file, is_ci, is_source, is_test, is_test_by_name, language
 from buildfixer.judge.verdict import Finding
 
 # Added anywhere in source: a test that will no longer run.
@@ -173,7 +173,7 @@ def _assertions(change: FileChange) -> list[Finding]:
 def _switched_off(change: FileChange) -> list[Finding]:
     findings = []
     scripts = (
-        is_build_file(change.path) or is_ci(change.path) or change.path.endswith((".sh", ".gradle", ".kts"))
+        is_build_config(change.path) or is_ci(change.path) or change.path.endswith((".sh", ".gradle", ".kts"))
     )
     if scripts:
         findings += _matches(

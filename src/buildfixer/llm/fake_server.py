@@ -22,11 +22,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import Any
 
+from buildfixer.core.chat import tokens_by_length
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.llm.scripted import (
     SCRIPT_FINISHED,
     arguments_text,
-    estimate_tokens,
     load_script,
     validate_steps,
 )
@@ -179,8 +179,8 @@ class FakeOpenAIServer:
         }
         if "usage" not in step:
             sent = json.dumps(body.get("messages", [])) + json.dumps(body.get("tools") or [])
-            prompt = estimate_tokens(sent)
-            completion = estimate_tokens(content + "".join(c["function"]["arguments"] for c in tool_calls))
+            prompt = tokens_by_length(sent)
+            completion = tokens_by_length(content + "".join(c["function"]["arguments"] for c in tool_calls))
             response["usage"] = {
                 "prompt_tokens": prompt,
                 "completion_tokens": completion,

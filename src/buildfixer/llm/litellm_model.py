@@ -22,10 +22,9 @@ import time
 import uuid
 from typing import Any
 
-from buildfixer.core.chat import Message, ModelError, ModelReply, ToolCall, Usage
+from buildfixer.core.chat import Message, ModelError, ModelReply, ToolCall, Usage, tokens_by_length
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.llm.redact import redact
-from buildfixer.llm.scripted import estimate_tokens
 
 PRICE_IN_ENV = "BUILDFIXER_PRICE_IN"
 PRICE_OUT_ENV = "BUILDFIXER_PRICE_OUT"
@@ -349,11 +348,11 @@ class LiteLLMModel:
                 counted = litellm.token_counter(model=self.name, messages=messages, tools=tools or None)
                 input_tokens = int(counted)
             except Exception:
-                input_tokens = estimate_tokens(json.dumps(messages, default=str) + json.dumps(tools))
+                input_tokens = tokens_by_length(json.dumps(messages, default=str) + json.dumps(tools))
         produced = content + "".join(c.name + c.arguments for c in calls)
         if output_tokens <= 0 and produced:
             estimated = True
-            output_tokens = estimate_tokens(produced)
+            output_tokens = tokens_by_length(produced)
         cost, known = self._cost(litellm, response, input_tokens, output_tokens, estimated)
         return Usage(input_tokens, output_tokens, cost, known, estimated)
 

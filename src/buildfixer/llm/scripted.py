@@ -21,18 +21,13 @@ import json
 from pathlib import Path
 from typing import Any
 
-from buildfixer.core.chat import Message, ModelError, ModelReply, ToolCall, Usage
+from buildfixer.core.chat import Message, ModelError, ModelReply, ToolCall, Usage, tokens_by_length
 from buildfixer.core.errors import BuildfixerError
 
 SCRIPT_FINISHED = "(script finished)"
 # HTTP statuses a real client retries (LiteLLMModel does): the scripted model skips them.
 TRANSIENT_STATUSES = frozenset({408, 429, 500, 502, 503, 504, 529})
 _STEP_KEYS = {"content", "tool_calls", "error", "message", "usage"}
-
-
-def estimate_tokens(text: str) -> int:
-    """Rough token count of a text: one token per four characters, rounded up."""
-    return (len(text) + 3) // 4
 
 
 def _where(index: int, source: str | None) -> str:
@@ -152,8 +147,8 @@ class ScriptedModel:
         prompt = json.dumps(messages, sort_keys=True, default=str) + json.dumps(tools, sort_keys=True)
         completion = content + "".join(c.name + c.arguments for c in calls)
         usage = Usage(
-            input_tokens=estimate_tokens(prompt),
-            output_tokens=estimate_tokens(completion),
+            input_tokens=tokens_by_length(prompt),
+            output_tokens=tokens_by_length(completion),
             cost_usd=0.0,
             cost_known=True,  # a fake costs nothing, and that is known exactly
             estimated=True,

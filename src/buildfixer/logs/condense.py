@@ -13,21 +13,15 @@ opens one itself.
 
 from __future__ import annotations
 
-import math
 import re
 from itertools import islice
 from pathlib import PurePath, PurePosixPath
 
 from buildfixer.core.build_result import BuildError
+from buildfixer.core.chat import tokens_by_pieces
 from buildfixer.logs.analyze import Analysis
 from buildfixer.logs.source import ProjectFiles
 
-# Word pieces and single punctuation marks. Tokenizers (tiktoken's cl100k and
-# its kin) need about one token per short word and one per punctuation mark, and
-# split long identifiers and numbers into pieces of roughly four characters;
-# counting ceil(len/4) per word overestimates slightly, which is the safe side
-# for a budget. No network is needed, unlike tiktoken's encoding download.
-_PIECE = re.compile(r"\w+|([^\w\s])\1*")
 # Lines without content (separators, bare `[INFO]`) are left out of the view.
 _FILLER = re.compile(r"^\s*(?:\[[A-Z]+\]\s*)?(?:[-=*_]{3,}\s*)?$")
 _MAX_LINE = 300
@@ -50,19 +44,6 @@ _STEPS: tuple[tuple[int, int, int, int, int], ...] = (
     (0, 2, 0, 0, 0),
     (0, 0, 0, 0, 0),
 )
-
-
-def estimate_tokens(text: str) -> int:
-    """Estimate how many LLM tokens a text takes, erring high.
-
-    Args:
-        text: any text.
-
-    Returns:
-        One token per started four characters of every run of word characters
-        or of one repeated punctuation mark (`----`), at least one per run.
-    """
-    return sum(math.ceil(len(match.group()) / 4) for match in _PIECE.finditer(text))
 
 
 def _clip(line: str, limit: int = _MAX_LINE) -> str:
@@ -187,7 +168,7 @@ def condense(analysis: Analysis, budget_tokens: int = 2000, files: ProjectFiles 
 
     Args:
         analysis: the analyzed log.
-        budget_tokens: the most tokens (by `estimate_tokens`) the view may take.
+        budget_tokens: the most tokens (by `tokens_by_pieces`) the view may take.
         files: the project's files (`core.confined.WorkspaceFiles` for a workspace);
             when the root error's file is found among them, the source lines around
             the error are shown.
@@ -200,6 +181,6 @@ def condense(analysis: Analysis, budget_tokens: int = 2000, files: ProjectFiles 
     text = ""
     for step in _STEPS:
         text = _render(analysis, source, step)
-        if estimate_tokens(text) <= budget_tokens:
+        if tokens_by_pieces(text) <= budget_tokens:
             return text
     return text

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from buildfixer.memory.select import rank, relevant
+from buildfixer.memory.select import rank_hits, relevant
 from buildfixer.memory.store import Entry, FixMemory
 from buildfixer.memory.trust import DEFAULT_TRUST, allowed_origins
 
@@ -71,7 +71,7 @@ class MemoryKnowledgeBase:
                 f"{error}\n{context}", limit=limit * 3, build_system=self.build_system,
                 as_of=self.horizon.as_of, exclude_instance=self.horizon.instance_id, origins=self.origins,
             )  # fmt: skip
-        return rank(relevant(hits, error), category)[:limit]
+        return rank_hits(relevant(hits, error), category)[:limit]
 
     def record_use(self, entry_id: int, succeeded: bool) -> None:
         """Count that a fix was offered, and whether the repair it led to worked.

@@ -32,7 +32,7 @@ def relevant(hits: list[Entry], error: str) -> list[Entry]:
     return [hit for hit in hits if hit.kind == "note" or overlap(hit.error, error) >= MIN_OVERLAP]
 
 
-def rank(hits: list[Entry], category: str | None = None) -> list[Entry]:
+def rank_hits(hits: list[Entry], category: str | None = None) -> list[Entry]:
     """`hits` ordered by relevance, past success and category, best first."""
     if not hits:
         return []

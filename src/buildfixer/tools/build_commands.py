@@ -34,7 +34,7 @@ from buildfixer.buildsys.plan import executable
 from buildfixer.buildsys.runner import RunResult
 from buildfixer.buildsys.sandbox.variables import build_environment
 from buildfixer.tools.base import Tool, ToolError, make_tool
-from buildfixer.tools.build_support import build, command_view, raw_view, run_command
+from buildfixer.tools.build_support import command_view, raw_view, run_tool_build, run_tool_command
 from buildfixer.tools.context import ToolContext
 
 # Shell operators: separators, pipes, redirections, background jobs, command substitution.
@@ -146,7 +146,7 @@ def _gradle_tool(ctx: ToolContext) -> Tool:
         args = confine_paths(ctx, split_command(gradle_command, _GRADLE_LAUNCHERS, "Gradle"))
         if not args:
             raise ToolError("name the Gradle tasks to run, e.g. './gradlew tasks' or './gradlew build'")
-        return raw_view(build(ctx, args))
+        return raw_view(run_tool_build(ctx, args))
 
     return make_tool(run_gradle_command)
 
@@ -169,7 +169,7 @@ def _maven_tool(ctx: ToolContext) -> Tool:
         args = confine_paths(ctx, split_command(maven_command, _MAVEN_LAUNCHERS, "Maven"))
         if not args:
             raise ToolError("name the Maven goals or phases to run, e.g. 'mvn dependency:tree'")
-        return raw_view(build(ctx, args))
+        return raw_view(run_tool_build(ctx, args))
 
     return make_tool(run_maven_command)
 
@@ -214,7 +214,7 @@ def _npm_tool(ctx: ToolContext) -> Tool:
             raise ToolError("name the npm command to run, e.g. 'npm run build' or 'npm ls'")
         script = _npm_script(ctx, args)
         if script is not None:
-            return raw_view(build(ctx, [script]))
+            return raw_view(run_tool_build(ctx, [script]))
         if args[0] not in _NPM_DIRECT:
             accepted = ", ".join(sorted(_NPM_DIRECT))
             raise ToolError(f"npm {args[0]} is not accepted; use run <script>, test, start, or: {accepted}")
@@ -238,7 +238,7 @@ def run_npm(ctx: ToolContext, args: list[str]) -> tuple[RunResult, str]:
     env = build_environment(ctx.options.extra_env, {"npm_config_cache": str(ctx.options.shared_cache("npm"))})
     quiet = {"npm_config_fund": "false", "npm_config_audit": "false", "npm_config_update_notifier": "false"}
     env.update(quiet)
-    return run_command(ctx, argv, env, ctx.options.timeout_s, "npm")
+    return run_tool_command(ctx, argv, env, ctx.options.timeout_s, "npm")
 
 
 def _python_argv(command: str) -> tuple[str, list[str]]:
@@ -298,7 +298,7 @@ def _python_tool(ctx: ToolContext) -> Tool:
             "COLUMNS": "200",
         }
         argv = [str(python), "-m", module, *rest]
-        run, output = run_command(ctx, argv, env, ctx.options.timeout_s, "python")
+        run, output = run_tool_command(ctx, argv, env, ctx.options.timeout_s, "python")
         return command_view(shlex.join(["python", "-m", module, *rest]), run, output)
 
     return make_tool(run_python_command)

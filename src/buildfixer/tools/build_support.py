@@ -47,7 +47,7 @@ _COMPILE_EXCLUDE_START = "(^|/)"
 _PLUMBING_PREFIXES = ("-Dorg.gradle.daemon.", "-Dmaven.repo.local=")
 
 
-def build(ctx: ToolContext, tasks: list[str] | None = None) -> BuildResult:
+def run_tool_build(ctx: ToolContext, tasks: list[str] | None = None) -> BuildResult:
     """Run the project's build with the context's options (tasks overridden when given) and record it."""
     options = replace(ctx.options, tasks=tasks) if tasks is not None else ctx.options
     try:
@@ -178,7 +178,7 @@ def standard_command(ctx: ToolContext) -> str:
     return "the project's build"
 
 
-def run_command(
+def run_tool_command(
     ctx: ToolContext, argv: list[str], env: dict[str, str], timeout_s: float, kind: str,
     confinement: Confinement | None = None,
 ) -> tuple[RunResult, str]:  # fmt: skip

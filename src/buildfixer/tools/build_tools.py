@@ -20,9 +20,9 @@ from buildfixer.core import confined
 from buildfixer.tools.base import Tool, ToolError, make_tool
 from buildfixer.tools.build_commands import command_tools
 from buildfixer.tools.build_support import (
-    build,
     condensed_view,
     format_build_output,
+    run_tool_build,
     standard_command,
 )
 from buildfixer.tools.context import ToolContext
@@ -52,7 +52,7 @@ def _run_build_tool(ctx: ToolContext) -> Tool:
         time, command, JDK), then the build's output; a long output keeps its beginning and end.
         Run it after each change to see whether the build is fixed or what fails next.
         """
-        return format_build_output(ctx, build(ctx))
+        return format_build_output(ctx, run_tool_build(ctx))
 
     tool = make_tool(run_build)
     tool.description += f" This project's build: {standard_command(ctx)}."
@@ -69,7 +69,7 @@ def _validate_tool(ctx: ToolContext) -> Tool:
         source lines around it, the other errors, and the end of the log. A successful build
         returns its status line and last lines. Call it after each change.
         """
-        return condensed_view(build(ctx), ctx.root)
+        return condensed_view(run_tool_build(ctx), ctx.root)
 
     return make_tool(validate_and_build)
 

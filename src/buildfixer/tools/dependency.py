@@ -2,7 +2,7 @@
 
 Both edit the build files through `buildfixer.deps.manage` (every Gradle, Maven, pip and npm
 declaration form it knows, versions held in properties included). The build files are read
-inside `deps.confined_to(workspace)`, and the planned edits are applied through `core.confined`,
+inside `deps.base.confined_to(workspace)`, and the planned edits are applied through `core.confined`,
 like every file tool's write: inside the workspace only, no link followed out, no hard-linked
 file, nothing in `.git`, each file replaced atomically.
 """
@@ -99,7 +99,7 @@ def _write(ctx: ToolContext, edits: list[deps.Edit]) -> None:
 
 
 def _confined(ctx: ToolContext, tool: Callable[..., str]) -> Callable[..., str]:
-    """The tool with every build file read inside `deps.confined_to(ctx.root)`."""
+    """The tool with every build file read inside `deps.base.confined_to(ctx.root)`."""
 
     @wraps(tool)
     def run(*args: object, **kwargs: object) -> str:

@@ -30,7 +30,7 @@ from buildfixer.core.errors import BuildfixerError
 from buildfixer.core.protocols import Confinement
 from buildfixer.logs.text import strip_ansi
 from buildfixer.tools.base import DEFAULT_OUTPUT_LIMIT, Tool, ToolError, cap_output, make_tool
-from buildfixer.tools.build_support import run_command, standard_command
+from buildfixer.tools.build_support import run_tool_command, standard_command
 from buildfixer.tools.context import ToolContext
 
 # HOME inside the sandbox: on its private /tmp, so nothing written there reaches the host.
@@ -75,7 +75,7 @@ def shell_env(ctx: ToolContext) -> dict[str, str]:
     return env if ctx.options.offline else proxy_environment(env)
 
 
-def run_in_sandbox(ctx: ToolContext, command: str) -> str:
+def run_shell_command(ctx: ToolContext, command: str) -> str:
     """Run a bash command line in the sandboxed workspace; `exit code N` then the capped output."""
     if not command.strip():
         raise ToolError("the command is empty")
@@ -87,7 +87,7 @@ def run_in_sandbox(ctx: ToolContext, command: str) -> str:
     options = _shell_options(ctx)
     confinement = confinement_for(ctx.root, options, hidden, git_metadata=False)
     argv = ["bash", "-c", command]
-    run, output = run_command(ctx, argv, shell_env(ctx), ctx.shell_timeout_s, "shell", confinement)
+    run, output = run_tool_command(ctx, argv, shell_env(ctx), ctx.shell_timeout_s, "shell", confinement)
     output = strip_ansi(output.replace("\r\n", "\n")).rstrip("\n")
     if run.timed_out:
         status = (
@@ -123,7 +123,7 @@ def shell_tools(ctx: ToolContext) -> list[Tool]:
             shell_command: The bash command line, e.g. "grep -rn compileSdk --include=*.gradle ." or
                 "./gradlew dependencies --configuration runtimeClasspath".
         """
-        return run_in_sandbox(ctx, shell_command)
+        return run_shell_command(ctx, shell_command)
 
     def run_sh(command: str) -> str:
         """Run a shell command (bash) in the project's root directory; returns exit code and output.
@@ -136,7 +136,7 @@ def shell_tools(ctx: ToolContext) -> list[Tool]:
         Args:
             command: The command line, e.g. "cat gradle/wrapper/gradle-wrapper.properties".
         """
-        return run_in_sandbox(ctx, command)
+        return run_shell_command(ctx, command)
 
     tools = [make_tool(run_shell), make_tool(run_sh)]
     for tool in tools:

@@ -17,7 +17,7 @@ from buildfixer.bench.rundir import staged_folder
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.view.assets import STATIC, data_script, static_file
 from buildfixer.view.attempt import attempt_page
-from buildfixer.view.runs import attempts, index, instance_page, read_run, sources
+from buildfixer.view.runs import attempts, index, instance_page, read_source, sources
 
 MARK = ".buildfixer-view"
 
@@ -53,7 +53,7 @@ def _write(path: Path, text: str | bytes) -> int:
 
 def _fill(site: Path, paths: Sequence[Path]) -> tuple[int, int, int]:
     """Write the whole site into `site`; (attempts, instances, bytes)."""
-    runs = [(source, read_run(source)) for source in sources(paths)]
+    runs = [(source, read_source(source)) for source in sources(paths)]
     size = sum(_write(site / name, static_file(name)) for name in STATIC)
     files: dict[str, str] = {}
 

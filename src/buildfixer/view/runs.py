@@ -15,7 +15,7 @@ from typing import Any
 
 from buildfixer.bench.rundir import RESULTS, Run, config_label, load_run, short_label
 from buildfixer.core.errors import BuildfixerError
-from buildfixer.report.run_report import stop_kind
+from buildfixer.reports.run_report import stop_kind
 from buildfixer.view.texts import cap, marked_log
 
 OUTCOMES = ("resolved", "failed", "hacked")
@@ -78,7 +78,7 @@ def _has_results(path: Path) -> bool:
     return False
 
 
-def read_run(source: Source) -> Run:
+def read_source(source: Source) -> Run:
     """Read a run afresh; a run that has not finished an attempt yet is an empty run, not an error.
 
     A torn last line (an attempt being written) is skipped by `load_run`, with a warning.
@@ -168,7 +168,9 @@ def attempts(source: Source, run: Run) -> list[tuple[dict[str, Any], dict[str, A
     return out
 
 
-def find(source: Source, run: Run, instance_id: str, sample: str) -> tuple[dict[str, Any], dict[str, Any]]:
+def find_attempt(
+    source: Source, run: Run, instance_id: str, sample: str
+) -> tuple[dict[str, Any], dict[str, Any]]:
     """The attempt of a run with this instance and sample (the last one when two configurations share it).
 
     Raises:

@@ -27,7 +27,7 @@ from buildfixer.core.errors import BuildfixerError
 from buildfixer.core.http_guard import refusal
 from buildfixer.view.assets import CONTENT_TYPES, STATIC, data_script, failure_script, static_file
 from buildfixer.view.attempt import attempt_page
-from buildfixer.view.runs import Source, find, index, instance_page, read_run, sources
+from buildfixer.view.runs import Source, find_attempt, index, instance_page, read_source, sources
 
 _log = logging.getLogger(__name__)
 HOST = "127.0.0.1"
@@ -54,7 +54,7 @@ class ViewServer(ThreadingHTTPServer):
 
     def read(self) -> list[tuple[Source, Run]]:
         """Every run, read afresh."""
-        return [(source, read_run(source)) for source in self.runs]
+        return [(source, read_source(source)) for source in self.runs]
 
 
 def _attempt_link(row: dict[str, Any]) -> str:
@@ -129,8 +129,8 @@ def _attempt(query: dict[str, str]) -> tuple[str, Callable[[ViewServer], Any]]:
         if not run.isdigit() or int(run) >= len(server.runs):
             raise BuildfixerError(f"no run {run!r}")
         source = server.runs[int(run)]
-        loaded = read_run(source)
-        row, result = find(source, loaded, instance_id, sample)
+        loaded = read_source(source)
+        row, result = find_attempt(source, loaded, instance_id, sample)
         return attempt_page(source, loaded, row, result)
 
     return f"attempt/{run}/{instance_id}/{sample}", make
@@ -152,7 +152,7 @@ def open_server(paths: Sequence[Path], port: int) -> ViewServer:
     """
     runs = sources(paths)
     for source in runs:
-        read_run(source)  # a corrupt run stops here, with its line number, before anything is served
+        read_source(source)  # a corrupt run stops here, with its line number, before anything is served
     if not 0 <= port <= 65535:
         raise BuildfixerError(f"--port {port}: expected 0 (any free port) to 65535")
     try:

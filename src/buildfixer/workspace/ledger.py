@@ -227,7 +227,7 @@ class EditLedger:
             self._git("checkout", tree, "--", *literal(present), env=self._env())
         self._last = self.picture()
 
-    def settle(self, frozen: set[str] | None = None) -> tuple[list[str], list[str]]:
+    def undo_side_effects(self, frozen: set[str] | None = None) -> tuple[list[str], list[str]]:
         """Undo build side effects and edits of `frozen` paths; returns (edited paths kept, frozen undone).
 
         After this the tree is the base commit plus the edits alone: what a verdict build must judge.

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from buildfixer.agents.attempt_context import AttemptContext
 from buildfixer.agents.calls import execute_call
+from buildfixer.agents.recipes import RECIPES
 from buildfixer.agents.recipes.diagnose import diagnose
 from buildfixer.agents.trajectory import Step
 from buildfixer.core.stops import Stop, StopKind
@@ -25,7 +26,7 @@ MAX_ROUNDS = 4
 class RecipesAgent:
     """Known repairs for known failures, offline and deterministic."""
 
-    name = "recipes"
+    name = RECIPES
     uses_model = False
     builds_first = True
 

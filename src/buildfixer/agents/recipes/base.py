@@ -43,7 +43,7 @@ class Repair:
 
 
 @dataclass(frozen=True)
-class History:
+class HistoryFolder:
     """A folder whose git history a recipe may read, and the git directory to read it through."""
 
     folder: Path
@@ -80,10 +80,12 @@ class Evidence:
     origin: Path | None = None
     git_dir: Path | None = None
 
-    def histories(self) -> list[History]:
+    def histories(self) -> list[HistoryFolder]:
         """Where git history may be read, in order: the workspace (its recorded git directory), its origin."""
-        places = [History(self.project, self.git_dir)] if self.git_dir else []
-        return places + ([History(self.origin)] if self.origin is not None and self.origin.is_dir() else [])
+        places = [HistoryFolder(self.project, self.git_dir)] if self.git_dir else []
+        if self.origin is not None and self.origin.is_dir():
+            places.append(HistoryFolder(self.origin))
+        return places
 
     @property
     def system(self) -> str:
@@ -147,7 +149,7 @@ def undeclared_repair(edits: list[deps.Edit], notes: list[str]) -> Repair | None
     return Repair("undeclared-dependency", "; ".join(notes) + ".", edit_calls(edits))
 
 
-def relative(ev: Evidence, path: str | None) -> str:
+def error_path(ev: Evidence, path: str | None) -> str:
     """A path an error names, relative to the project when it lies inside (else as given)."""
     if not path:
         return ""
@@ -158,6 +160,12 @@ def relative(ev: Evidence, path: str | None) -> str:
         except (ValueError, OSError):
             return path
     return path
+
+
+def project_file(ev: Evidence, path: str | None) -> str | None:
+    """The project-relative path of a file an error names; None for files outside (a library's)."""
+    rel = error_path(ev, path)
+    return rel if rel and not Path(rel).is_absolute() else None
 
 
 def raw_version(decl: deps.Declaration) -> str | None:

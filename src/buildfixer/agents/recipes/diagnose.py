@@ -23,7 +23,7 @@ or declines with None. Recipes, tried in this order:
    importers need (test-only importers: the test group), as the project's git history or
    lockfile had them, else with the version the project already uses for them when it has one.
 
-Recipes read the workspace only inside `deps.confined_to(project)` or through `core.confined`:
+Recipes read the workspace only inside `deps.base.confined_to(project)` or through `core.confined`:
 a build file, lockfile or template that links out of the project (`pom.xml -> /root/.ssh/id_rsa`)
 reads as absent, so nothing outside reaches a repair's arguments or the trajectory.
 
@@ -31,8 +31,9 @@ Recipes only touch build files, `.properties` files and the JDK choice, never so
 tests; anything they are not sure of (two candidates, a pre-release, a -SNAPSHOT, a JPMS module
 that would also need `requires`) is declined.
 
-The recipes live in their own modules (`jdk`, `files`, `properties`, `versions`, `deps` and
-`deps_other`) on top of `base` (the records and the evidence); this module only dispatches.
+The recipes live in their own modules (`jdk`, `files`, `properties`, `versions` and `undeclared`,
+which hands each build system to `undeclared_jvm`, `undeclared_python` or `undeclared_npm`) on top
+of `base` (the records and the evidence); this module only dispatches.
 """
 
 from __future__ import annotations
@@ -42,10 +43,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 from buildfixer.agents.recipes.base import Evidence, PlannedCall, Repair, read_evidence
-from buildfixer.agents.recipes.deps import undeclared_dependency
 from buildfixer.agents.recipes.files import hardcoded_path
 from buildfixer.agents.recipes.jdk import jdk_level
 from buildfixer.agents.recipes.properties import missing_properties
+from buildfixer.agents.recipes.undeclared import undeclared_dependency
 from buildfixer.agents.recipes.versions import missing_version
 from buildfixer.buildsys.options import BuildOptions
 from buildfixer.core.build_result import BuildResult

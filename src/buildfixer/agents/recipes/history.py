@@ -12,23 +12,23 @@ import re
 import tempfile
 from pathlib import Path
 
-from buildfixer.agents.recipes.base import History
+from buildfixer.agents.recipes.base import HistoryFolder
+from buildfixer.buildsys.index_pages import normalize_dist
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.deps import manage as deps
-from buildfixer.deps.package_index import normalize_dist
 
 _JVM_HISTORY = ("pom.xml", "build.gradle", "build.gradle.kts", "gradle.properties", "libs.versions.toml")
 _MAX_COMMITS = 40  # commits touching build files, newest first: enough to reach a recent removal
 
 
-def _git(where: History, *args: str) -> str | None:
+def _git(where: HistoryFolder, *args: str) -> str | None:
     try:
         return where.git(*args, timeout=30)
     except BuildfixerError:
         return None
 
 
-def past_jvm_declaration(histories: list[History], names: list[str]) -> tuple[str, str] | None:
+def past_jvm_declaration(histories: list[HistoryFolder], names: list[str]) -> tuple[str, str] | None:
     """(group:artifact, version) of the most recent past commit declaring one of `names` with a version.
 
     Each commit's build files are laid out in a scratch directory and read by the same parser as

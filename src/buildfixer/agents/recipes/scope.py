@@ -13,35 +13,14 @@ import re
 from pathlib import Path
 
 from buildfixer.core import confined
+from buildfixer.core.file_kinds import is_test
 from buildfixer.deps import manage as deps
 
-_TEST_DIRS = ("test", "tests", "androidTest", "testFixtures", "__tests__", "spec", "e2e")
-_TEST_SUFFIXES = (
-    "_test.py", "Test.java", "Tests.java", "IT.java", "Test.kt", "Tests.kt", "_test.go", "_spec.rb",
-)  # fmt: skip
-_JS_TEST = re.compile(r"\.(?:test|spec|e2e)\.[cm]?[jt]sx?$")
 _PY_SOURCES = (".py",)
 _JS_SOURCES = (".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx", ".vue", ".svelte")
 _JS_SKIP = {"coverage", ".next", ".nuxt", "lib-cov", "vendor"}
 _MAX_FILES = 20_000
 _MAX_BYTES = 512_000
-
-
-def is_test(path: str | None) -> bool:
-    """Whether a project-relative path is test code.
-
-    Give it a path relative to the project: the project's own location (/home/me/tests/app)
-    must not make every file a test.
-    """
-    parts = (path or "").replace("\\", "/").split("/")
-    name = parts[-1] if parts else ""
-    return (
-        any(p in _TEST_DIRS for p in parts[:-1])
-        or (name.startswith("test_") and name.endswith(".py"))
-        or name.endswith(_TEST_SUFFIXES)
-        or _JS_TEST.search(name) is not None
-        or name == "conftest.py"
-    )
 
 
 def _sources(project: Path, suffixes: tuple[str, ...], skip: set[str]) -> list[str]:

@@ -11,8 +11,8 @@ import re
 from pathlib import Path
 
 from buildfixer.agents.recipes.base import JVM, Evidence, Repair, edit_calls, raw_version
+from buildfixer.buildsys.index_pages import normalize_dist
 from buildfixer.deps import manage as deps
-from buildfixer.deps.package_index import normalize_dist
 from buildfixer.deps.registry import available_versions
 from buildfixer.deps.versions import nearest_version
 

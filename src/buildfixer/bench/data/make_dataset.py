@@ -2,7 +2,8 @@
 
     python -m buildfixer.bench.data.make_dataset [--out DIR] [--no-logs] [--keep DIR]
 
-Each repository of `histories.py` / `histories_other.py` is built commit by commit from a bundled
+Each repository (`history_maven.py`, `history_gradle.py`, `history_python.py`, `history_npm.py`;
+the format: `history_format.py`) is built commit by commit from a bundled
 example base, with fixed authors and dates (and no user git configuration), so commit hashes are
 the same on every machine and run. Every instance's `error_log` comes from a real build of its
 base commit, which must fail with the instance's category; the generator stops otherwise.
@@ -21,12 +22,10 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from buildfixer.bench.data import DATA_DIR
-from buildfixer.bench.data.histories import (
+from buildfixer.bench.data.history_format import (
     AUTHORS,
-    INVENTORY,
-    WORDSTATS,
-    Commit,
-    Edit,
+    FixtureCommit,
+    FixtureEdit,
     Import,
     Move,
     Patch,
@@ -35,7 +34,10 @@ from buildfixer.bench.data.histories import (
     Revert,
     Write,
 )
-from buildfixer.bench.data.histories_other import CART, SEMVERKIT
+from buildfixer.bench.data.history_gradle import INVENTORY
+from buildfixer.bench.data.history_maven import WORDSTATS
+from buildfixer.bench.data.history_npm import CART
+from buildfixer.bench.data.history_python import SEMVERKIT
 from buildfixer.bench.dataset import Instance, checkout, save_dataset
 from buildfixer.buildsys.analyzed import build_and_analyze
 from buildfixer.buildsys.options import BuildOptions
@@ -60,7 +62,7 @@ def _git(repo: Path, *args: str, env: dict[str, str] | None = None) -> str:
     return proc.stdout
 
 
-def _apply(repo: Path, edit: Edit) -> None:
+def _apply(repo: Path, edit: FixtureEdit) -> None:
     """Make one edit in the working tree."""
     if isinstance(edit, Import):
         with tempfile.TemporaryDirectory() as tmp:
@@ -91,7 +93,7 @@ def _apply(repo: Path, edit: Edit) -> None:
         _git(repo, "revert", "--no-commit", "HEAD")
 
 
-def _commit(repo: Path, commit: Commit, when: datetime) -> str:
+def _commit(repo: Path, commit: FixtureCommit, when: datetime) -> str:
     """Apply a commit's edits and record it with its author at a fixed time; its hash."""
     for edit in commit.edits:
         _apply(repo, edit)
@@ -125,7 +127,7 @@ def build_repo(spec: RepoSpec, dest: Path) -> dict[str, str]:
     when = datetime.fromisoformat(spec.start)
     step = 0
 
-    def record(commit: Commit) -> None:
+    def record(commit: FixtureCommit) -> None:
         nonlocal when, step
         sha = _commit(dest, commit, when)
         if commit.label:
@@ -144,8 +146,8 @@ def build_repo(spec: RepoSpec, dest: Path) -> dict[str, str]:
     return labels
 
 
-def write_bundle(repo: Path, out: Path) -> None:
-    """Every branch of `repo` into one bundle file."""
+def write_git_bundle(repo: Path, out: Path) -> None:
+    """Every branch of `repo` into one git bundle file."""
     out.parent.mkdir(parents=True, exist_ok=True)
     out.unlink(missing_ok=True)
     _git(repo, "-c", "pack.threads=1", "bundle", "create", "--quiet", str(out), "--all")
@@ -209,7 +211,7 @@ def make_dataset(out: Path, with_logs: bool = True, keep: Path | None = None) ->
             if repo.exists():
                 shutil.rmtree(repo)
             labels = build_repo(spec, repo)
-            write_bundle(repo, out / "repos" / f"{spec.name}.bundle")
+            write_git_bundle(repo, out / "repos" / f"{spec.name}.bundle")
             records += instance_records(spec, repo, labels, f"repos/{spec.name}.bundle")
     finally:
         if keep is None:

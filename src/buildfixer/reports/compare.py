@@ -15,20 +15,18 @@ from typing import Any
 from buildfixer.bench.rundir import load_run, write_atomic, write_tree_atomic
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.core.terminal import for_stream
-from buildfixer.harness.config import check_output_path
-from buildfixer.report.analysis_tables import analysis_tables
-from buildfixer.report.formats import csv_files, latex_document
-from buildfixer.report.plots import pass_at_k_svg
-from buildfixer.report.render import (
+from buildfixer.harness.checks import check_output_path
+from buildfixer.reports.analysis_tables import analysis_tables
+from buildfixer.reports.formats import csv_files, html_document, latex_document, markdown_document
+from buildfixer.reports.plots import pass_at_k_svg
+from buildfixer.reports.render import (
     comparison_tables,
     curves,
-    html_document,
     intervals,
-    markdown_document,
     run_label,
 )
-from buildfixer.report.run_report import FILES, FORMATS, build_report, render_as
-from buildfixer.report.table import Column, Table
+from buildfixer.reports.run_report import FILES, FORMATS, build_report, render_as
+from buildfixer.reports.table import Column, Table
 
 
 def compare_runs(dirs: Sequence[Path], labels: Sequence[str] = ()) -> dict[str, Any]:

@@ -1,7 +1,7 @@
 """The report's tables beyond the study's Table 4-11 layouts: intervals, instances, behaviour analyses.
 
 pass@k with bootstrap intervals, one row per instance (linked into the run viewer), and the second
-study's analyses from trajectories (`report.trajectory_stats`): next-tool transitions (Figure 4), turns
+study's analyses from trajectories (`reports.trajectory_stats`): next-tool transitions (Figure 4), turns
 for successes and failures (Figure 7), tokens by kind (Figures 5-6), build and verdict-build durations
 (Figure 9), root errors by the keyword taxonomy next to ours (Figure 10). Built from columns
 ((label, report) pairs) like the other tables, so `bench report` and `bench compare` share them.
@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from typing import Any
 from urllib.parse import quote
 
-from buildfixer.report.render import EMPTY, config_rows, ks_of, number, pct
-from buildfixer.report.table import Column, Table
+from buildfixer.reports.render import EMPTY, config_rows, ks_of, number, pct
+from buildfixer.reports.table import Column, Table
 
 # Where `buildfixer view bundle RUNDIR --out RUNDIR/view` puts the viewer, relative to the report.
 VIEWER = "view/index.html"

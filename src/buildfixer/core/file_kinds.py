@@ -1,8 +1,12 @@
-"""What a changed file is, for the judge: a test, a build script, CI configuration, or source.
+"""What a file is, from its path: a test, a build configuration, CI configuration, or source.
 
-Decided from the path alone (a patch may delete the file), in the conventions of the four
-build systems: Gradle and Maven `src/test*/`, Android `src/androidTest/`, Python `tests/` and
-`test_*.py`, JavaScript `__tests__/`, `*.test.*` and `*.spec.*`.
+Decided from the path alone (a patch may delete the file; a path an error names may be
+anywhere), in the conventions of the four build systems: Gradle and Maven `src/test*/`, Android
+`src/androidTest/`, Python `tests/` and `test_*.py`, JavaScript `__tests__/`, `e2e/`, `*.test.*`,
+`*.spec.*` and `*.e2e.*`; Go's `*_test.go` and RSpec's `*_spec.rb` by name. The judge reads
+changed files with it, the recipes the files importing a dependency (its scope follows them).
+Give it paths relative to the project: the project's own location (/home/me/tests/app) must not
+make every file a test.
 """
 
 from __future__ import annotations
@@ -10,7 +14,7 @@ from __future__ import annotations
 import re
 from pathlib import PurePosixPath
 
-_TEST_DIRS = {
+_TEST_DIRS = {  # compared in lower case
     "test",
     "tests",
     "testing",
@@ -19,11 +23,14 @@ _TEST_DIRS = {
     "testfixtures",
     "integrationtest",
     "spec",
+    "e2e",
 }
 _TEST_NAME = re.compile(
     r"(^test_.*\.py$|.*_test\.py$|^conftest\.py$|.*(Test|Tests|TestCase|IT|Spec)\.(java|kt|groovy|scala)$"
-    r"|.*\.(test|spec)\.[cm]?[jt]sx?$)"
+    r"|.*\.(test|spec|e2e)\.[cm]?[jt]sx?$|.*_test\.go$|.*_spec\.rb$)"
 )
+# Sources only JavaScript frameworks compile (single-file components): test code in a test folder.
+_COMPONENTS = (".vue", ".svelte")
 _BUILD_FILES = re.compile(
     r"^(build\.gradle(\.kts)?|settings\.gradle(\.kts)?|gradle\.properties|libs\.versions\.toml|pom\.xml"
     r"|package\.json|pyproject\.toml|setup\.py|setup\.cfg|tox\.ini|pytest\.ini|noxfile\.py|\.coveragerc"
@@ -38,12 +45,18 @@ _CI = re.compile(
 _SOURCE = re.compile(r"\.(java|kt|kts|groovy|scala|py|[cm]?[jt]sx?|go|rs|c|cc|cpp|h|hpp|swift|m)$")
 
 
-def is_test(path: str) -> bool:
-    """A test source file (or pytest's conftest), by directory or by name."""
+def is_test(path: str | None) -> bool:
+    """Test code (or pytest's conftest): a source file in a test folder, or named as test runners collect it.
+
+    Args:
+        path: A project-relative path (backslashes read as slashes); None or "" is no test.
+    """
+    path = (path or "").replace("\\", "/")
     pure = PurePosixPath(path)
     if _TEST_NAME.match(pure.name):
         return True
-    return is_source(path) and any(part.lower() in _TEST_DIRS for part in pure.parts[:-1])
+    code = is_source(path) or pure.suffix in _COMPONENTS
+    return code and any(part.lower() in _TEST_DIRS for part in pure.parts[:-1])
 
 
 def is_test_by_name(path: str) -> bool:
@@ -51,8 +64,11 @@ def is_test_by_name(path: str) -> bool:
     return bool(_TEST_NAME.match(PurePosixPath(path).name))
 
 
-def is_build_file(path: str) -> bool:
-    """A build script or a build tool's configuration (where tests and checks are switched off)."""
+def is_build_config(path: str) -> bool:
+    """A build script or a build or test tool's configuration (where tests and checks are switched off).
+
+    Not `curate.history.is_build_file` (build and dependency files, lock files included).
+    """
     return bool(_BUILD_FILES.match(PurePosixPath(path).name))
 
 

@@ -1,19 +1,20 @@
-"""Markdown and self-contained HTML views of reports (one run, or several side by side).
+"""The tables of reports (one run, or several side by side), in the study's layouts.
 
-Reports are the JSON data of `report.build_report`. Every view is a list of `Table`s built from
-*columns*: (label, report) pairs, one per run, so `bench report` (one column) and `bench compare` (many)
-share the layouts. A number that does not exist (pass@k where an instance has fewer than k attempts,
-an empty group, the sd of one value) shows "–", never NaN.
+Reports are the JSON data of `run_report.build_report`; `formats` turns tables into documents.
+Every view is a list of `Table`s built from *columns*: (label, report) pairs, one per run, so
+`bench report` (one column) and `bench compare` (many) share the layouts. A number that does not
+exist (pass@k where an instance has fewer than k attempts, an empty group, the sd of one value)
+shows "–", never NaN.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from html import escape
 from typing import Any
 
-from buildfixer.report.loop_stats import loop_table
-from buildfixer.report.table import Column, Table
+from buildfixer.core.stops import EPISODE_ONLY
+from buildfixer.reports.loop_stats import loop_table
+from buildfixer.reports.table import Column, Table
 
 USAGE_LABELS = {"llm_calls": "LLM calls", "input_tokens": "Input tokens", "output_tokens": "Output tokens",
                 "cost_usd": "Cost (USD)", "duration_s": "Duration (s)"}  # fmt: skip
@@ -209,6 +210,7 @@ def stop_table(columns: Sequence[Column]) -> Table:
         items = list(report.get("by_stop", {}).items())
         counts += [(label if len(items) == 1 else f"{label}: {name}", kinds) for name, kinds in items]
     kinds = list(dict.fromkeys(kind for _, per in counts for kind in per))
+    kinds = [k for k in kinds if k not in EPISODE_ONLY or any(per.get(k) for _, per in counts)]
     rows = [[kind] + [str(per.get(kind, 0)) for _, per in counts] for kind in kinds]
     return Table(
         title="Attempts by stop kind",
@@ -248,107 +250,16 @@ def summary_table(report: dict[str, Any]) -> Table:
     return Table(title="Summary", headers=["Item", "Value"], rows=rows, numeric=False)
 
 
-def _md_cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
 
 
-def markdown_document(title: str, tables: Sequence[Table], warnings: Sequence[str] = ()) -> str:
-    """A Markdown page: heading, warnings, then each table with its note."""
-    lines = [f"# {title}", ""]
-    if warnings:
-        lines += ["**Warnings**", ""] + [f"- {w}" for w in warnings] + [""]
-    for table in tables:
-        lines += [f"## {table.title}", ""]
-        lines.append("| " + " | ".join(_md_cell(h) for h in table.headers) + " |")
-        align = "---:" if table.numeric else "---"
-        lines.append("|" + "|".join("---" if i == 0 else align for i in range(len(table.headers))) + "|")
-        for index, row in enumerate(table.rows):
-            cells = [_md_cell(c) for c in row]
-            link = table.links[index] if index < len(table.links) else None
-            if link and cells:
-                cells[0] = f"[{cells[0]}]({link})"
-            lines.append("| " + " | ".join(cells) + " |")
-        if table.note:
-            lines += ["", f"_{table.note}_"]
-        lines.append("")
-    return "\n".join(lines)
 
 
-_STYLE = """
-body { font-family: system-ui, sans-serif; margin: 2rem auto; max-width: 1200px; padding: 0 1rem; }
-body { color: #222; }
-h1 { font-size: 1.5rem; } h2 { font-size: 1.15rem; margin-top: 2rem; border-bottom: 1px solid #ddd; }
-table { border-collapse: collapse; font-size: 0.9rem; margin: 0.5rem 0; }
-th, td { border: 1px solid #ddd; padding: 0.25rem 0.6rem; text-align: right; white-space: nowrap; }
-th:first-child, td:first-child, table.text td { text-align: left; }
-thead th { background: #f3f4f6; } tbody tr:nth-child(even) { background: #fafafa; }
-.note { color: #555; font-size: 0.85rem; } .warn { background: #fff7e0; border-left: 4px solid #f0b400; }
-.scroll { overflow-x: auto; } figure { margin: 1rem 0; } figcaption { color: #555; font-size: 0.85rem; }
-"""
 
 
-def _html_table(table: Table) -> str:
-    head = ""
-    if table.spans and any(label for label, _ in table.spans):
-        spans = "".join(f'<th colspan="{n}">{escape(label)}</th>' for label, n in table.spans)
-        head = f"<tr>{spans}</tr>"
-    headers = table.short_headers if head and table.short_headers else table.headers
-    head += "<tr>" + "".join(f"<th>{escape(h)}</th>" for h in headers) + "</tr>"
-    body = ""
-    for index, row in enumerate(table.rows):
-        cells = [escape(c) for c in row]
-        link = table.links[index] if index < len(table.links) else None
-        if link and cells:
-            cells[0] = f'<a href="{escape(link)}">{cells[0]}</a>'
-        body += "<tr>" + "".join(f"<td{_shade(c) if table.heat else ''}>{c}</td>" for c in cells) + "</tr>"
-    note = f'<p class="note">{escape(table.note)}</p>' if table.note else ""
-    css = "" if table.numeric else ' class="text"'
-    return (f"<h2>{escape(table.title)}</h2>\n<div class=\"scroll\"><table{css}><thead>{head}</thead>"
-            f"<tbody>{body}</tbody></table></div>{note}")  # fmt: skip
 
 
-def _shade(cell: str) -> str:
-    """A background as dark as the percentage in the cell (none for text or empty cells)."""
-    try:
-        value = float(cell)
-    except ValueError:
-        return ""
-    return f' style="background: rgba(37, 99, 235, {min(max(value, 0.0), 100.0) / 100 * 0.8:.2f})"'
 
 
-def html_document(
-    title: str, tables: Sequence[Table], figures: Sequence[tuple[str, str]] = (), warnings: Sequence[str] = ()
-) -> str:
-    """One self-contained HTML page (inline CSS and SVG, no scripts, no external resources).
-
-    Args:
-        title: Page title and heading.
-        tables: The tables, in order.
-        figures: (caption, svg) pairs, shown after the pass@k tables.
-        warnings: Shown at the top.
-
-    Returns:
-        The page.
-    """
-    parts = [
-        "<!DOCTYPE html>",
-        '<html lang="en"><head><meta charset="utf-8">',
-        '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f"<title>{escape(title)}</title><style>{_STYLE}</style></head><body>",
-        f"<h1>{escape(title)}</h1>",
-    ]
-    if warnings:
-        items = "".join(f"<li>{escape(w)}</li>" for w in warnings)
-        parts.append(f'<div class="warn"><strong>Warnings</strong><ul>{items}</ul></div>')
-    passk = [i for i, table in enumerate(tables) if table.title.startswith("pass@k")]
-    place = passk[-1] if passk else len(tables) - 1
-    for index, table in enumerate(tables):
-        parts.append(_html_table(table))
-        if index == place and figures:
-            parts.append("<h2>Plots</h2>")
-            parts += [f"<figure>{svg}<figcaption>{escape(cap)}</figcaption></figure>" for cap, svg in figures]
-    parts.append("</body></html>\n")
-    return "\n".join(parts)
 
 
 def curves(columns: Sequence[Column]) -> dict[str, dict[str, float | None]]:

@@ -1,30 +1,24 @@
-"""The "undeclared dependency" recipe for Python and npm projects (JVM: `deps`).
+"""The "undeclared dependency" recipe for npm projects: declare the packages a build could not find.
 
-Python: `No module named 'x'` -> the distribution a local cache has for it. npm: a module
-Node, a test runner or a bundler cannot find -> the package in the npm cache; TypeScript's
-missing type definitions (TS2688 `Cannot find type definition file for 'node'`, TS7016, TS2307
-of an installed package without types) -> the `@types/...` package. A dependency goes where its
-users are: used only by tests, the project's test group (or devDependencies); else the runtime
-dependencies. Its version is the one the project's lockfile used, when it has one (npm: with a
+A module Node, a test runner or a bundler cannot find -> the package in the npm cache;
+TypeScript's missing type definitions (TS2688 `Cannot find type definition file for 'node'`,
+TS7016, TS2307 of an installed package without types) -> the `@types/...` package. A package
+goes where its users are: used only by tests (or type definitions), devDependencies; else
+dependencies. Its version is the one the project's lockfile used, when it has one (with a
 package-lock.json, only packages it holds, which `npm ci` then installs as locked).
 """
 
 from __future__ import annotations
 
-import os
 import re
-import sys
-from pathlib import Path
 
-from buildfixer.agents.recipes.base import Evidence, Repair, relative, undeclared_repair
-from buildfixer.agents.recipes.history import locked_npm_version, locked_python_version
-from buildfixer.agents.recipes.scope import npm_importers, only_tests_use, python_importers
+from buildfixer.agents.recipes.base import Evidence, Repair, error_path, project_file, undeclared_repair
+from buildfixer.agents.recipes.history import locked_npm_version
+from buildfixer.agents.recipes.scope import npm_importers, only_tests_use
 from buildfixer.deps import manage as deps
 from buildfixer.deps.caches import npm_cached_packages
-from buildfixer.deps.package_index import distribution_for_module
 from buildfixer.deps.versions import newest_version
 
-_PY_MODULE = re.compile(r"No module named '([\w.]+)'")
 _NPM_MODULE = [
     re.compile(r"Cannot find module '([^']+)'"),
     re.compile(r"Cannot find package '([^']+)' imported from (\S+)"),  # Node's ESM loader
@@ -36,17 +30,6 @@ _TS_TYPES = [
     re.compile(r"Could not find a declaration file for module '([^']+)'"),
 ]
 _TS_MODULE = re.compile(r"TS2307: Cannot find module '([^'./][^']*)' or its corresponding type declarations")
-# Modules whose distribution is named differently (checked on PyPI's side long ago; no guessing).
-_PY_ALIASES = {
-    "yaml": "PyYAML", "PIL": "Pillow", "cv2": "opencv-python", "sklearn": "scikit-learn",
-    "skimage": "scikit-image", "bs4": "beautifulsoup4", "dateutil": "python-dateutil",
-    "dotenv": "python-dotenv", "jwt": "PyJWT", "Crypto": "pycryptodome", "OpenSSL": "pyOpenSSL",
-    "attr": "attrs", "serial": "pyserial", "git": "GitPython", "zmq": "pyzmq", "docx": "python-docx",
-    "magic": "python-magic", "MySQLdb": "mysqlclient", "google.protobuf": "protobuf",
-    "jose": "python-jose", "multipart": "python-multipart", "Levenshtein": "python-Levenshtein",
-}  # fmt: skip
-# Missing in a build backend's environment, not the project's: a build-system requirement.
-_BUILD_TOOLS = {"setuptools", "pkg_resources", "distutils", "wheel", "pip", "_distutils_hack"}
 _NODE_BUILTINS = {
     "assert", "buffer", "child_process", "cluster", "console", "constants", "crypto", "dgram", "dns",
     "diagnostics_channel", "domain", "events", "fs", "http", "http2", "https", "inspector", "module", "net",
@@ -56,59 +39,6 @@ _NODE_BUILTINS = {
 }  # fmt: skip
 _NPM_OWN_LOCKS = ("package-lock.json", "npm-shrinkwrap.json")
 _NPM_LOCKS = ("pnpm-lock.yaml", "yarn.lock", "bun.lockb", "bun.lock")
-
-
-def _inside(ev: Evidence, path: str | None) -> str | None:
-    """The project-relative path of a file an error names; None for files outside (a library's)."""
-    rel = relative(ev, path)
-    return rel if rel and not Path(rel).is_absolute() else None
-
-
-def _own_module(project: Path, top: str) -> bool:
-    """Whether the project has a module or package of this name anywhere (tests/helpers.py, lib/x/)."""
-    for dirpath, dirs, files in os.walk(project):
-        if f"{top}.py" in files or (top in dirs and (Path(dirpath) / top / "__init__.py").is_file()):
-            return True
-        if Path(dirpath) in (project, project / "src") and top in dirs:
-            return True  # a namespace package at the usual places
-        dirs[:] = [d for d in dirs if not d.startswith(".") and d not in deps.SKIP_DIRS]
-    return False
-
-
-def python_dependency(ev: Evidence) -> Repair | None:
-    """Declare the distributions of modules Python could not import."""
-    notes: list[str] = []
-    with deps.staged(ev.project) as stage:
-        seen: set[str] = set()
-        for error, match in ev.errors_matching(_PY_MODULE):
-            module = match.group(1)
-            top = module.split(".")[0]
-            if (
-                top in seen
-                or top in sys.stdlib_module_names
-                or top in _BUILD_TOOLS
-                or _own_module(ev.project, top)
-            ):
-                continue  # the standard library or the project's own code: not a missing dependency
-            seen.add(top)
-            dist = distribution_for_module(module, ev.options)
-            dist = dist or _PY_ALIASES.get(".".join(module.split(".")[:2])) or _PY_ALIASES.get(top)
-            if dist is None or deps.find_declaration(ev.project, dist):
-                continue
-            test = only_tests_use(python_importers(ev.project, module), _inside(ev, error.file))
-            version = locked_python_version(ev.project, dist)
-            # Pinned: the lockfile's is the version the project ran with.
-            edit = deps.add_dependency(ev.project, "python", dist, f"=={version}" if version else None, test)
-            if edit is None or not stage.add([edit]):
-                continue
-            scope = "only tests import it" if test else "the code imports it"
-            pinned = f", at {version} as the lockfile has it" if version else ""
-            notes.append(
-                f"`import {module}` needs the distribution {dist}, which is not declared ({scope}): "
-                f"add it to {edit.file}{pinned}"
-            )
-        edits = stage.edits()
-    return undeclared_repair(edits, notes)
 
 
 def _importer(match: re.Match[str]) -> str | None:
@@ -198,9 +128,9 @@ def npm_dependency(ev: Evidence) -> Repair | None:
                 version = newest_version(cached.get(name) or [])
             if version is None or deps.find_declaration(ev.project, name):
                 continue
-            rel_file = relative(ev, file)
+            rel_file = error_path(ev, file)
             # Type definitions only matter to the compiler: a devDependency wherever they are used.
-            test = types or only_tests_use(npm_importers(ev.project, name), _inside(ev, file))
+            test = types or only_tests_use(npm_importers(ev.project, name), project_file(ev, file))
             edit = deps.add_dependency(ev.project, "npm", name, version, test)
             if edit is None or not stage.add([edit]):
                 continue

@@ -1,4 +1,7 @@
-"""Adding a Python requirement where the project keeps it (see `buildfixer.deps.manage`).
+"""Where a new Python requirement goes: where the project keeps its (test) requirements.
+
+`python_add` plans the edit; `deps.python_requirements.add` spells the requirement, and
+`buildfixer.deps.manage` is the public API.
 
 Runtime requirements go to `[project].dependencies`, Poetry, setup.cfg, setup.py or
 requirements.txt, wherever the dependencies live. Test-only ones go where the project's test

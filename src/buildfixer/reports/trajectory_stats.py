@@ -5,7 +5,7 @@ failures with a 95% interval (Figure 7), where the tokens go (system and user pr
 tool-call arguments and tool outputs by tool; Figures 5-6), how long builds and the verdict build
 take (Figure 9), and the instances' root errors in the study's keyword taxonomy next to ours (Figure 10).
 
-Tokens are estimated from the text (`logs.condense.estimate_tokens`), the same way for every
+Tokens are estimated from the text (`core.chat.tokens_by_pieces`), the same way for every
 configuration, so shares compare even where a provider reported no counts.
 """
 
@@ -19,9 +19,9 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from buildfixer.bench.rundir import Run
+from buildfixer.core.chat import tokens_by_pieces
 from buildfixer.core.paths import file_within
 from buildfixer.logs.analyze import analyze_text
-from buildfixer.logs.condense import estimate_tokens
 from buildfixer.logs.keywords import CATEGORIES, keyword_category
 
 START, END = "(start)", "(end)"
@@ -79,15 +79,15 @@ def token_kinds(trajectory: dict[str, Any]) -> Counter[str]:
     for message in trajectory.get("messages") or []:
         role = message.get("role") if isinstance(message, dict) else None
         if role in ("system", "user"):
-            kinds[f"{role}_prompt"] += estimate_tokens(_text(message.get("content")))
+            kinds[f"{role}_prompt"] += tokens_by_pieces(_text(message.get("content")))
     for step in trajectory.get("steps") or []:
         reply = step.get("reply") or {}
-        kinds["assistant_text"] += estimate_tokens(_text(reply.get("content")))
-        kinds["thinking"] += estimate_tokens(_text(reply.get("reasoning_content")))
+        kinds["assistant_text"] += tokens_by_pieces(_text(reply.get("content")))
+        kinds["thinking"] += tokens_by_pieces(_text(reply.get("reasoning_content")))
         for call in step.get("tool_results") or []:
             name = str(call.get("name"))
-            kinds[f"tool_call:{name}"] += estimate_tokens(str(call.get("arguments") or ""))
-            kinds[f"{name}_response"] += estimate_tokens(str(call.get("output") or ""))
+            kinds[f"tool_call:{name}"] += tokens_by_pieces(str(call.get("arguments") or ""))
+            kinds[f"{name}_response"] += tokens_by_pieces(str(call.get("output") or ""))
     return Counter({kind: n for kind, n in kinds.items() if n})
 
 

@@ -1,8 +1,7 @@
-"""The "undeclared dependency" recipe: add a dependency whose package is found in local caches.
+"""The "undeclared dependency" recipe for JVM builds: declare the artifact a local cache has for an import.
 
-See `buildfixer.agents.recipes.diagnose` for the policy; `buildfixer.deps` plans the build-file
-edits and `deps.package_index` says which artifact provides an imported package or a JPMS module
-(`module not found: org.slf4j`). JVM builds here; Python and npm in `deps_other`.
+`deps.package_index` says which cached jar provides an imported package or a JPMS module
+(`module not found: org.slf4j`); `buildfixer.deps` plans the build-file edits (Gradle, Maven).
 A dependency the project declared before (git history) comes back as it was: that artifact at
 that version; one that a planned artifact already brings transitively is not added.
 """
@@ -14,10 +13,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from buildfixer.agents.recipes.base import JVM, Evidence, Repair, raw_version, relative, undeclared_repair
-from buildfixer.agents.recipes.deps_other import npm_dependency, python_dependency
+from buildfixer.agents.recipes.base import Evidence, Repair, error_path, raw_version, undeclared_repair
 from buildfixer.agents.recipes.history import past_jvm_declaration
-from buildfixer.agents.recipes.scope import is_test
+from buildfixer.core.file_kinds import is_test
 from buildfixer.deps import manage as deps
 from buildfixer.deps.jars import pom_dependencies
 from buildfixer.deps.package_index import (
@@ -214,7 +212,7 @@ def _needs(ev: Evidence) -> list[_Need]:
     for imp in _jvm_imports(ev):
         if any(_project_has_package(ev.project, p) for p in imp.packages[:2]):
             continue  # the project's own code (another module): not a library
-        test = is_test(relative(ev, imp.file))
+        test = is_test(error_path(ev, imp.file))
         if not test and _in_named_module(ev, ev.source(imp.file)):
             continue  # a JPMS module also needs `requires` in module-info.java: source code, not ours
         for package in imp.packages:
@@ -264,7 +262,8 @@ def _brought_by(
     return None
 
 
-def _jvm_dependency(ev: Evidence) -> Repair | None:
+def jvm_dependency(ev: Evidence) -> Repair | None:
+    """Declare the artifacts that provide the packages and modules a Gradle or Maven build could not find."""
     needs = [n for n in _needs(ev) if n.candidates]
     for need in needs:
         _from_history(ev, need)
@@ -312,19 +311,8 @@ def _jvm_dependency(ev: Evidence) -> Repair | None:
             planned.add((name, module))
             shown = f"{name}:{version}" if version else name
             notes.append(
-                f"{relative(ev, need.file) or 'the code'} {need.what}, provided by {shown} ({why}): "
+                f"{error_path(ev, need.file) or 'the code'} {need.what}, provided by {shown} ({why}): "
                 f"declare it in {edit.file}"
             )
         edits = stage.edits()
     return undeclared_repair(edits, notes)
-
-
-def undeclared_dependency(ev: Evidence) -> Repair | None:
-    """Recipe 5: code imports what no declaration provides, and a local cache has it -> declare it."""
-    if ev.system in JVM:
-        return _jvm_dependency(ev)
-    if ev.system == "python":
-        return python_dependency(ev)
-    if ev.system == "npm":
-        return npm_dependency(ev)
-    return None

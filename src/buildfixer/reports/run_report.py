@@ -27,10 +27,10 @@ from buildfixer.core.errors import BuildfixerError
 from buildfixer.core.stops import StopKind
 from buildfixer.core.terminal import for_stream
 from buildfixer.harness import grading
-from buildfixer.report.formats import render_csv, render_html, render_latex, render_markdown
-from buildfixer.report.loop_stats import repair_loop
-from buildfixer.report.passk import aggregate, aggregate_by, bootstrap_ci, ks_for, tally
-from buildfixer.report.trajectory_stats import configuration_stats, keyword_taxonomy
+from buildfixer.reports.formats import render_csv, render_html, render_latex, render_markdown
+from buildfixer.reports.loop_stats import repair_loop
+from buildfixer.reports.passk import aggregate, aggregate_by, bootstrap_ci, ks_for, tally
+from buildfixer.reports.trajectory_stats import configuration_stats, keyword_taxonomy
 
 __all__ = [
     "FORMATS",
@@ -270,9 +270,9 @@ def build_report(run: Run, label: str | None = None) -> dict[str, Any]:
         A dict with at least pass_at_k {overall, by_origin, by_category} ({k: rate or null}), n_instances
         and samples, plus configurations, tool_usage, success_by_category, change_size, usage,
         difficulty_tiers, change_size_histogram, status_counts, by_stop ({configuration: {stop kind:
-        attempts}}), repair_loop ({configuration: report.loop_stats.repair_loop}, for the
+        attempts}}), repair_loop ({configuration: reports.loop_stats.repair_loop}, for the
         configurations that ran the repair loop), instances (per-instance rows), analyses
-        ({configuration: report.trajectory_stats.configuration_stats}), keyword_taxonomy, label and
+        ({configuration: reports.trajectory_stats.configuration_stats}), keyword_taxonomy, label and
         warnings. Configurations carry a short `label`, the full `spec` and `pass_at_k_ci` (95%
         bootstrap intervals of the overall pass@k, {k: [low, high] or null}).
     """

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from buildfixer.core.paths import file_within
-from buildfixer.report.table import Column, Table
+from buildfixer.reports.table import Column, Table
 
 OUTCOMES = ("resolved", "distinct", "similar", "rejected", "budget")
 
