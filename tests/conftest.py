@@ -5,6 +5,9 @@ from pathlib import Path
 
 import pytest
 
+# Fixtures shared by tests anywhere below (tests/support/fixtures.py).
+pytest_plugins = ["support.fixtures"]
+
 # Tests press Ctrl-C on the commands they start. A shell that starts the test run in the background
 # ignores SIGINT, and an ignored signal is inherited by every child: give them a terminal's default.
 if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:

@@ -98,6 +98,7 @@ def test_build_with_a_patch_that_does_not_apply(tmp_path: Path) -> None:
     assert_usage_error(run_cli("build", str(tmp_path), "--patch", str(tmp_path / "none.patch")), "none.patch")
 
 
+@pytest.mark.slow
 def test_build_with_a_patch_builds_a_snapshot_and_leaves_the_project_alone(tmp_path: Path) -> None:
     project = tmp_path / "project"
     project.mkdir()
@@ -135,6 +136,7 @@ FAILING_NPM = {"name": "tiny", "version": "1.0.0", "scripts": {"build": "node -e
 NO_SANDBOX_NOTE = "sandbox: none (--no-sandbox): the build ran unconfined on this machine"
 
 
+@pytest.mark.slow
 def test_build_says_when_it_ran_unconfined(tmp_path: Path) -> None:
     from buildfixer.buildsys.options import BuildOptions
 

@@ -14,6 +14,7 @@ import pytest
 from buildfixer.buildsys.jdk import discover_jdks
 from buildfixer.core.paths import cache_root
 from buildfixer.examples import get_example, materialize, materialize_base
+from support.model import scripted
 
 CLI = [sys.executable, "-m", "buildfixer", "fix"]
 REPORT = "src/main/java/com/example/wordstats/Report.java"
@@ -33,12 +34,6 @@ def fix(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedPr
 
 def tree(root: Path) -> dict[str, bytes]:
     return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
-
-
-def script(tmp_path: Path, steps: list[dict], name: str = "script.json") -> str:
-    path = tmp_path / name
-    path.write_text(json.dumps(steps))
-    return f"scripted:{path}"
 
 
 def processes_mentioning(text: str) -> list[int]:
@@ -91,10 +86,8 @@ def assert_cleaned_up(project: Path, trajectory: Path) -> None:
 def test_dry_run_json_prints_the_patch_and_changes_nothing(tmp_path):
     project = example("maven-app/missing-parameter", tmp_path)
     before = tree(project)
-    traj = tmp_path / "t.json"
-    proc = fix(
-        str(project), "--model", script(tmp_path, REPAIR), "--dry-run", "--json", "--trajectory", str(traj)
-    )
+    traj, model = tmp_path / "t.json", scripted(tmp_path / "script.json", REPAIR)
+    proc = fix(str(project), "--model", model, "--dry-run", "--json", "--trajectory", str(traj))
     assert proc.returncode == 0, proc.stderr[-3000:]
     out = json.loads(proc.stdout)  # stdout is the JSON document and nothing else
     assert {"resolved", "patch", "llm_calls", "trajectory", "applied", "jdk", "stop_reason"} <= set(out)
@@ -113,8 +106,8 @@ def test_dry_run_json_prints_the_patch_and_changes_nothing(tmp_path):
 def test_repair_applies_and_human_output_shows_verdict_diff_and_trajectory(tmp_path):
     project = example("maven-app/missing-parameter", tmp_path)
     before = tree(project)
-    traj = tmp_path / "t.json"
-    proc = fix(str(project), "--model", script(tmp_path, REPAIR), "--trajectory", str(traj))
+    traj, model = tmp_path / "t.json", scripted(tmp_path / "script.json", REPAIR)
+    proc = fix(str(project), "--model", model, "--trajectory", str(traj))
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "RESOLVED" in proc.stdout and "NOT RESOLVED" not in proc.stdout
     assert f"+        for (Map.Entry<String, Integer> entry : {FIXED_CALL}) {{" in proc.stdout
@@ -145,9 +138,8 @@ def test_human_output_of_a_failed_repair(tmp_path):
 def test_a_project_that_already_builds(tmp_path):
     project = materialize_base("maven-app", tmp_path / "project")
     before = tree(project)
-    proc = fix(
-        str(project), "--model", script(tmp_path, REPAIR), "--json", "--trajectory", str(tmp_path / "t.json")
-    )
+    model = scripted(tmp_path / "script.json", REPAIR)
+    proc = fix(str(project), "--model", model, "--json", "--trajectory", str(tmp_path / "t.json"))
     assert proc.returncode == 0, proc.stderr[-3000:]
     out = json.loads(proc.stdout)
     assert out["resolved"] is True and out["patch"] == "" and out["llm_calls"] == 0
@@ -262,9 +254,10 @@ def test_interrupt_leaves_the_project_untouched_and_cleans_up(tmp_path, signum, 
         {"tool_calls": [{"name": "run_build", "arguments": {}}]},
         {"content": "done"},
     ]  # fmt: skip
+    model = scripted(tmp_path / "script.json", steps)
     # Its own session, like a foreground job: Ctrl-C signals the whole group, `kill` one process.
     proc = subprocess.Popen(
-        [*CLI, str(project), "--model", script(tmp_path, steps), "--json", "--trajectory", str(traj)],
+        [*CLI, str(project), "--model", model, "--json", "--trajectory", str(traj)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
     )  # fmt: skip
     try:
@@ -310,6 +303,7 @@ def test_interrupt_leaves_the_project_untouched_and_cleans_up(tmp_path, signum, 
 NO_SANDBOX_NOTE = "sandbox: none (--no-sandbox): the build ran unconfined on this machine"
 
 
+@pytest.mark.slow
 def test_the_verdict_says_when_builds_ran_unconfined(tmp_path):
     from buildfixer.buildsys.options import BuildOptions
 
@@ -317,7 +311,7 @@ def test_the_verdict_says_when_builds_ran_unconfined(tmp_path):
     project.mkdir()
     package = {"name": "t", "version": "1.0.0", "scripts": {"build": "node -e \"process.exit(1)\""}}
     (project / "package.json").write_text(json.dumps(package))
-    model = script(tmp_path, [{"content": "I cannot fix this."}])
+    model = scripted(tmp_path / "script.json", [{"content": "I cannot fix this."}])
     args = [str(project), "--agent", "tool", "--model", model]
     proc = fix(*args, "--no-sandbox", "--json")
     assert proc.returncode == 1, proc.stderr

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -21,6 +20,7 @@ from buildfixer.examples import (
     materialize_base,
     projects,
 )
+from support.git import git
 
 EXAMPLES = load_examples()
 BUILD_SYSTEMS = {"gradle", "maven", "python", "npm"}
@@ -127,7 +127,7 @@ def test_materialize_accepts_a_name_and_an_empty_existing_dir(tmp_path: Path) ->
 
 @needs_git
 def test_materialize_inside_another_git_repository(tmp_path: Path) -> None:
-    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    git(tmp_path, "init", "-q")
     dest = materialize("maven-app/jdk-level", tmp_path / "nested" / "tree")
     assert "<maven.compiler.release>21" in (dest / "pom.xml").read_text(encoding="utf-8")
 

@@ -15,8 +15,9 @@ from buildfixer.harness.attempt import AttemptConfig
 from buildfixer.llm import factory
 from buildfixer.llm.factory import make_model
 from buildfixer.llm.scripted import ScriptedModel
-from buildfixer.tools.context import ToolContext
 from buildfixer.tools.presets import make_toolset
+from support.model import replace, scripted
+from support.tools import tool_context
 
 APP = "src/main/java/com/example/inventory/App.java"
 REPORT = "src/main/java/com/example/wordstats/Report.java"
@@ -41,9 +42,7 @@ def use(monkeypatch, model: ScriptedModel) -> None:
 
 def config(tmp_path: Path, **kw) -> AttemptConfig:
     """An attempt config; its model spec names a real (empty) script, the model used is `use`'s."""
-    placeholder = tmp_path / "placeholder.json"
-    placeholder.write_text("[]")
-    kw.setdefault("model", f"scripted:{placeholder}")
+    kw.setdefault("model", scripted(tmp_path / "placeholder.json", []))
     return AttemptConfig(trajectory_path=tmp_path / "trajectory.json", **kw)
 
 
@@ -160,7 +159,7 @@ def test_hierarchical_planner_delegates_the_edit_to_the_coding_assistant(tmp_pat
 def test_cascade_resets_the_workspace_before_the_next_model(tmp_path, monkeypatch):
     project = materialize(get_example("maven-app/missing-parameter"), tmp_path / "project")
     a, b = tmp_path / "a.json", tmp_path / "b.json"
-    a.write_text(json.dumps([
+    scripted(a, [
         {"tool_calls": [
             {"name": "replace",
              "arguments": {"file_path": "junk.txt", "old_string": "", "new_string": "junk\n"}},
@@ -168,13 +167,9 @@ def test_cascade_resets_the_workspace_before_the_next_model(tmp_path, monkeypatc
                                               "new_string": "counter.top(topCount(), \"junk\")"}},
         ]},
         {"content": "I cannot fix this."},
-    ]))  # fmt: skip
-    b.write_text(json.dumps([
-        # Matches only if a's edit of Report.java was undone.
-        {"tool_calls": [{"name": "replace", "arguments": {
-            "file_path": REPORT, "old_string": BROKEN_CALL, "new_string": FIXED_CALL}}]},
-        {"content": "Fixed."},
-    ]))  # fmt: skip
+    ])  # fmt: skip
+    # Matches only if a's edit of Report.java was undone.
+    scripted(b, [replace(REPORT, BROKEN_CALL, FIXED_CALL), {"content": "Fixed."}])
     made: list[ScriptedModel] = []
 
     def recording(spec: str, **options) -> ScriptedModel:
@@ -206,7 +201,7 @@ def test_cascade_resets_the_workspace_before_the_next_model(tmp_path, monkeypatc
 @pytest.mark.slow
 def test_tool_agent_with_masked_names_and_descriptions(tmp_path, monkeypatch):
     project = materialize(get_example("maven-app/missing-parameter"), tmp_path / "project")
-    ctx = ToolContext(root=project, build_system="maven")
+    ctx = tool_context(project, "maven")
     plain = make_toolset(ctx, "gradlefixer")
     masked = make_toolset(ctx, "gradlefixer", "both")
     label = {p.name: m.name for p, m in zip(plain, masked, strict=True)}
@@ -255,7 +250,7 @@ def test_coding_assistant_stop_reason_follows_what_applied(tmp_path, monkeypatch
     log.write_text("[ERROR] src/failed_jobs/Job.java:[1,1] something failed\n")
     initial = BuildResult("failure", 1, 0.1, "maven", ["mvn", "package"], None, str(log),
                           output_tail=log.read_text())  # fmt: skip
-    ctx = ToolContext(root=tmp_path, build_system="maven")
+    ctx = tool_context(tmp_path, "maven")
     use(monkeypatch, ScriptedModel([{"content": answer}]))
     trajectory = Trajectory(None)
     env = AttemptContext(ctx, AgentSettings(model="scripted:unused"), trajectory, initial, lambda: initial,

@@ -13,8 +13,8 @@ from buildfixer.agents.trajectory import Trajectory
 from buildfixer.examples import get_example, materialize
 from buildfixer.llm.factory import make_model
 from buildfixer.llm.fake_server import FakeOpenAIServer
-from buildfixer.tools.context import ToolContext
 from buildfixer.tools.presets import PRESETS, make_toolset, tool_names
+from support.tools import tool_context
 
 API_KEY = "sk-fake-test-key-0123456789abcdef"
 
@@ -31,7 +31,7 @@ def workspace(tmp_path_factory):
 @pytest.mark.parametrize("preset", sorted(PRESETS))
 @pytest.mark.parametrize("mask", ["none", "both"])
 def test_each_preset_offers_exactly_its_tools_over_http(workspace, preset, system, mask):
-    ctx = ToolContext(root=workspace, build_system=system)
+    ctx = tool_context(workspace, system)
     tools = make_toolset(ctx, preset, mask)
     with FakeOpenAIServer([{"content": "nothing to do"}], api_key=API_KEY) as server:
         model = make_model("openai/fake-model", api_base=server.base_url, api_key=API_KEY, backoff_s=0.01)
@@ -60,7 +60,7 @@ def test_each_preset_offers_exactly_its_tools_over_http(workspace, preset, syste
 
 
 def test_masked_names_still_call_the_right_tool(workspace):
-    ctx = ToolContext(root=workspace, build_system="gradle")
+    ctx = tool_context(workspace, "gradle")
     tools = make_toolset(ctx, "gradlefixer", "names")
     read = tools[tool_names("gradlefixer", "gradle").index("read_file")]
     assert read.name == "tool_D" and list(read.parameters["properties"]) == ["arg_1", "arg_2", "arg_3"]

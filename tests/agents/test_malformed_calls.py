@@ -3,15 +3,16 @@
 import json
 import os
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from buildfixer.agents.tool_loop import Budget, ToolLoop
 from buildfixer.agents.trajectory import Trajectory
 from buildfixer.core.chat import ModelReply, ToolCall, Usage
-from buildfixer.tools.context import ToolContext
 from buildfixer.tools.files import file_tools
 from buildfixer.tools.web import web_tools
+from support.tools import tool_context
 
 TOOL_NAMES = [
     "read_file", "replace", "search_file_content", "glob", "list_directory", "write_file",
@@ -68,6 +69,7 @@ def _snapshot(root):
     }
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(batches=st.lists(calls, min_size=1, max_size=3))
 def test_malformed_calls_never_crash_nor_escape(tmp_path_factory, batches):
@@ -85,7 +87,7 @@ def test_malformed_calls_never_crash_nor_escape(tmp_path_factory, batches):
     (root / "loop").symlink_to(root / "loop")
     before = _snapshot(outside)
 
-    ctx = ToolContext(root=root, build_system="gradle")
+    ctx = tool_context(root, "gradle")
     tools = file_tools(ctx) + web_tools(ctx)
     trajectory = Trajectory(None)
     result = ToolLoop(ListModel(batches), tools, Budget(max_calls=10)).run(trajectory, "sys", "first")

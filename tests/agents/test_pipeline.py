@@ -7,7 +7,6 @@ the attempt's base, so the build state (the virtualenv) stays warm between tests
 from __future__ import annotations
 
 import json
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,30 +16,17 @@ import pytest
 from buildfixer.agents.repair_loop import MAX_TRIES
 from buildfixer.harness.attempt import AttemptConfig, AttemptResult, run_attempt
 from buildfixer.memory.store import USER, Entry, FixMemory
+from support.git import Repo, git
+from support.model import scripted, write_file
+from support.projects import FLOORED, RIGHT, TEST, stats_project
 
-TEST = "from stats import mean\n\n\ndef test_mean():\n    assert mean([1, 2]) == 1.5\n"
-RIGHT = "def mean(values):\n    return sum(values) / len(values)\n"
-FLOORED = "def mean(values):\n    return sum(values) // len(values)\n"  # test_mean fails
 NO_COLON = "def mean(values)\n    return sum(values) // len(values)\n"  # a syntax error first
-
-
-def git(project: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
-        cwd=project, check=True, capture_output=True, text=True,
-    ).stdout  # fmt: skip
 
 
 @pytest.fixture(scope="module")
 def stats_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    project = tmp_path_factory.mktemp("pipeline") / "stats"
-    (project / "tests").mkdir(parents=True)
-    (project / "pyproject.toml").write_text('[project]\nname = "stats"\nversion = "1"\n')
-    (project / "stats.py").write_text(RIGHT)
-    (project / "tests" / "test_stats.py").write_text(TEST)
-    git(project, "init", "-q")
-    git(project, "add", "-A")
-    git(project, "commit", "-qm", "good")
+    project = stats_project(tmp_path_factory.mktemp("pipeline") / "stats", stats=RIGHT)
+    Repo(project).commit("good")
     return project
 
 
@@ -60,10 +46,6 @@ def broken(project: Path, stats: str) -> Path:
     return project
 
 
-def write(path: str, content: str) -> dict[str, Any]:
-    return {"tool_calls": [{"name": "write_file", "arguments": {"path": path, "content": content}}]}
-
-
 DONE = {"content": "Changed stats.py."}
 FIX = (
     "--- a/stats.py\n+++ b/stats.py\n@@ -1,2 +1,2 @@\n def mean(values):\n"
@@ -72,11 +54,8 @@ FIX = (
 
 
 def attempt(project: Path, tmp_path: Path, steps: list[dict[str, Any]]) -> tuple[AttemptResult, dict]:
-    script = tmp_path / "script.json"
-    script.write_text(json.dumps(steps))
-    config = AttemptConfig(
-        agent="pipeline", model=f"scripted:{script}", trajectory_path=tmp_path / "trajectory.json"
-    )
+    model = scripted(tmp_path / "script.json", steps)
+    config = AttemptConfig(agent="pipeline", model=model, trajectory_path=tmp_path / "trajectory.json")
     result = run_attempt(project, config)
     return result, json.loads((tmp_path / "trajectory.json").read_text())
 
@@ -87,7 +66,7 @@ def test_a_distinct_error_keeps_the_state_and_starts_a_fresh_context(
 ) -> None:
     project = broken(stats_repo, NO_COLON)
     result, saved = attempt(
-        project, tmp_path, [write("stats.py", FLOORED), DONE, write("stats.py", RIGHT), DONE]
+        project, tmp_path, [write_file("stats.py", FLOORED), DONE, write_file("stats.py", RIGHT), DONE]
     )
     assert result.resolved and result.stop.kind.value == "resolved"
     first, second = saved["meta"]["pipeline"]["errors"]
@@ -107,7 +86,7 @@ def test_a_similar_error_discards_the_try_and_the_third_try_gives_up(
 ) -> None:
     project = broken(stats_repo, FLOORED)
     wrong = [
-        [write("stats.py", FLOORED.replace("//", "//  ")), write("notes.txt", f"try {n}\n"), DONE]
+        [write_file("stats.py", FLOORED.replace("//", "//  ")), write_file("notes.txt", f"try {n}\n"), DONE]
         for n in range(MAX_TRIES)
     ]
     result, saved = attempt(project, tmp_path, [step for steps in wrong for step in steps])
@@ -125,7 +104,7 @@ def test_a_similar_error_discards_the_try_and_the_third_try_gives_up(
 @pytest.mark.slow
 def test_a_similar_error_then_a_right_second_try(stats_repo: Path, tmp_path: Path, memory: Path) -> None:
     project = broken(stats_repo, FLOORED)
-    steps = [write("notes.txt", "first try\n"), DONE, write("stats.py", RIGHT), DONE]
+    steps = [write_file("notes.txt", "first try\n"), DONE, write_file("stats.py", RIGHT), DONE]
     result, saved = attempt(project, tmp_path, steps)
     assert result.resolved
     (record,) = saved["meta"]["pipeline"]["errors"]
@@ -138,8 +117,9 @@ def test_a_change_the_judge_rejects_is_discarded_like_a_failed_try(
     stats_repo: Path, tmp_path: Path, memory: Path
 ) -> None:
     project = broken(stats_repo, FLOORED)
-    hack = write("tests/test_stats.py", "from stats import mean\n\n\ndef test_mean():\n    mean([1, 2])\n")
-    result, saved = attempt(project, tmp_path, [hack, DONE, write("stats.py", RIGHT), DONE])
+    no_assert = "from stats import mean\n\n\ndef test_mean():\n    mean([1, 2])\n"
+    hack = write_file("tests/test_stats.py", no_assert)
+    result, saved = attempt(project, tmp_path, [hack, DONE, write_file("stats.py", RIGHT), DONE])
     assert result.resolved
     (record,) = saved["meta"]["pipeline"]["errors"]
     assert [t["outcome"] for t in record["tries"]] == ["rejected", "resolved"]
@@ -189,7 +169,7 @@ def test_a_candidate_that_does_not_apply_is_offered_to_the_model(
     project = broken(stats_repo, FLOORED)
     other = FIX.replace("mean(values)", "average(xs)").replace("(values)", "(xs)")  # another project's
     entry_id = remembered(memory, other)
-    result, saved = attempt(project, tmp_path, [write("stats.py", RIGHT), DONE])
+    result, saved = attempt(project, tmp_path, [write_file("stats.py", RIGHT), DONE])
     assert result.resolved
     (record,) = saved["meta"]["pipeline"]["errors"]
     assert record["tries"][0]["candidate"] == entry_id and not record["tries"][0]["replayed"]

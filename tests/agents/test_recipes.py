@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -19,7 +18,7 @@ from buildfixer.agents.recipes.properties import placeholder
 from buildfixer.buildsys.jdk import Jdk
 from buildfixer.buildsys.options import BuildOptions
 from buildfixer.core.build_result import BuildError, BuildResult
-from buildfixer.workspace.git import git
+from support.git import Repo
 
 # --- unit tests on synthetic failures --------------------------------------------------------
 
@@ -161,23 +160,10 @@ def test_missing_properties_copied_from_template(tmp_path: Path) -> None:
 
 
 def test_missing_properties_restored_from_git_history(tmp_path: Path) -> None:
-    def cli_git(*args: str) -> None:
-        subprocess.run(
-            ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
-            cwd=tmp_path,
-            check=True,
-            capture_output=True,
-        )
-
-    (tmp_path / "build.gradle").write_text(
-        "def p = new Properties()\nfile('app.properties').withInputStream { p.load(it) }\n"
-    )
-    (tmp_path / "app.properties").write_text("name=real value\n")
-    cli_git("init", "-q")
-    cli_git("add", ".")
-    cli_git("commit", "-qm", "one")
-    cli_git("rm", "-q", "app.properties")
-    cli_git("commit", "-qm", "two")
+    repo = Repo(tmp_path)
+    gradle = "def p = new Properties()\nfile('app.properties').withInputStream { p.load(it) }\n"
+    repo.commit("one", {"build.gradle": gradle, "app.properties": "name=real value\n"})
+    repo.commit("two", {"app.properties": None})
     log = f"> {tmp_path}/app.properties (No such file or directory)"
     # History is read through the git directory buildfixer recorded, never the project's `.git`.
     assert diagnose(tmp_path, failed(tmp_path, "gradle", log), offline(tmp_path)).calls[0].arguments != {
@@ -650,12 +636,9 @@ def test_npm_esm_import_of_an_undeclared_package(tmp_path: Path, private_caches:
 def test_missing_properties_restored_from_the_origins_history(tmp_path: Path) -> None:
     origin = tmp_path / "origin"
     gradle = "def props = new Properties()\nprops.load(new FileInputStream(file('version.properties')))\n"
-    write(origin, {"build.gradle": gradle, "version.properties": "versionMajor=3\n"})
-    git("init", "-q", cwd=origin)
-    git("add", "-A", cwd=origin)
-    git("-c", "user.email=a@b", "-c", "user.name=a", "commit", "-qm", "one", cwd=origin)
-    git("rm", "-q", "version.properties", cwd=origin)
-    git("-c", "user.email=a@b", "-c", "user.name=a", "commit", "-qm", "two", cwd=origin)
+    repo = Repo(origin)
+    repo.commit("one", {"build.gradle": gradle, "version.properties": "versionMajor=3\n"})
+    repo.commit("two", {"version.properties": None})
     snapshot = tmp_path / "snapshot"  # what `buildfixer fix` builds: a copy without that history
     write(snapshot, {"build.gradle": gradle})
     log = f"> {snapshot}/version.properties (No such file or directory)"

@@ -23,7 +23,7 @@ from buildfixer.buildsys.options import BuildOptions
 from buildfixer.buildsys.project import stop_daemons
 from buildfixer.core.build_result import BuildError
 from buildfixer.deps.jars import automatic_name, module_name
-from buildfixer.workspace.git import git
+from support.git import Repo
 
 
 def _build_ok(root: Path, options: BuildOptions) -> None:
@@ -42,11 +42,6 @@ def _repair_for_real(root: Path, options: BuildOptions, recipe: str, origin: Pat
     after, _ = build_and_analyze(root, options)
     assert after.status == "success", (repair, after.errors[:3], Path(after.log_path).read_text()[-3000:])
     return repair
-
-
-def _git(root: Path, *args: str) -> None:
-    git(*args, cwd=root, env={"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
-                              "GIT_COMMITTER_EMAIL": "t@t"})  # fmt: skip
 
 
 @pytest.fixture
@@ -412,11 +407,9 @@ def test_real_restored_dependency_takes_the_version_of_the_history(
     _build_ok(tmp_path, shared)  # a newer jackson in the cache: what the defect picked
     write(tmp_path, {"pom.xml": PLAIN_POM.format(deps=JACKSON.format(version="2.9.8"))})
     _build_ok(tmp_path, shared)
-    _git(tmp_path, "init", "-q")
-    _git(tmp_path, "add", "-A")
-    _git(tmp_path, "commit", "-q", "-m", "jackson 2.9.8")
-    write(tmp_path, {"pom.xml": PLAIN_POM.format(deps="")})
-    _git(tmp_path, "commit", "-q", "-am", "drop jackson")
+    repo = Repo(tmp_path)
+    repo.commit("jackson 2.9.8")
+    repo.commit("drop jackson", {"pom.xml": PLAIN_POM.format(deps="")})
     shutil.rmtree(tmp_path / "target")  # a fresh checkout: nothing compiled
     repair = _repair_for_real(tmp_path, shared, "undeclared-dependency", origin=tmp_path)
     pom = (tmp_path / "pom.xml").read_text()
@@ -489,11 +482,9 @@ def test_jvm_restored_from_history_in_a_unit_setting(tmp_path: Path, monkeypatch
     project = tmp_path / "p"
     write(project, {"pom.xml": PLAIN_POM.format(deps=JACKSON.format(version="2.9.8")),
                     "src/main/java/com/acme/app/App.java": JACKSON_APP})  # fmt: skip
-    _git(project, "init", "-q")
-    _git(project, "add", "-A")
-    _git(project, "commit", "-q", "-m", "jackson 2.9.8")
-    write(project, {"pom.xml": PLAIN_POM.format(deps="")})
-    _git(project, "commit", "-q", "-am", "drop jackson")
+    history = Repo(project)
+    history.commit("jackson 2.9.8")
+    history.commit("drop jackson", {"pom.xml": PLAIN_POM.format(deps="")})
     file = "src/main/java/com/acme/app/App.java"
     errors = [
         BuildError(

@@ -25,6 +25,7 @@ from buildfixer.bench.dataset import (
 )
 from buildfixer.core.build_result import BUILD_SYSTEMS, CATEGORIES
 from buildfixer.core.errors import BuildfixerError
+from support.git import Repo
 
 FIELDS = [
     "instance_id",
@@ -202,22 +203,12 @@ def test_patch_stats() -> None:
 
 def test_relative_repo_paths_resolve_against_the_dataset_directory(tmp_path: Path, cache_dir: Path) -> None:
     repo = tmp_path / "src-repo"
-    repo.mkdir()
-    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com"]
-    subprocess.run([*git, "init", "-q"], cwd=repo, check=True)
-    (repo / "a.txt").write_text("one\n")
-    subprocess.run([*git, "add", "-A"], cwd=repo, check=True)
-    subprocess.run([*git, "commit", "-qm", "one"], cwd=repo, check=True)
-    first = subprocess.run(
-        ["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True
-    ).stdout.strip()
-    (repo / "a.txt").write_text("two\n")
-    subprocess.run([*git, "commit", "-qam", "two"], cwd=repo, check=True)
+    history = Repo(repo)
+    first = history.commit("one", {"a.txt": "one\n"})
+    history.commit("two", {"a.txt": "two\n"})
     data = tmp_path / "data"
     (data / "repos").mkdir(parents=True)
-    subprocess.run(
-        ["git", "bundle", "create", "-q", str(data / "repos" / "r.bundle"), "--all"], cwd=repo, check=True
-    )
+    history.git("bundle", "create", "-q", str(data / "repos" / "r.bundle"), "--all")
 
     inst = Instance.model_validate(record(repo="repos/r.bundle", base_commit=first, fix_commit=None))
     assert inst.repo_source(data) == str(data / "repos" / "r.bundle")

@@ -15,25 +15,15 @@ from buildfixer.bench.run import read_results
 from buildfixer.llm.factory import check_instance_models, model_for_instance
 from buildfixer.llm.scripted import load_script
 from buildfixer.memory.store import FixMemory
+from support.model import call, replace, scripted
 
 CLI = [sys.executable, "-m", "buildfixer", "bench", "run"]
 BUNDLED = Path(__file__).resolve().parents[2] / "src" / "buildfixer" / "bench" / "data"
+INIT = "src/tinycalc/__init__.py"
 FIX_COLON = [
-    {"tool_calls": [{"name": "read_file", "arguments": {"path": "src/tinycalc/__init__.py"}}]},
-    {
-        "content": "The def line lacks its colon.",
-        "tool_calls": [
-            {
-                "name": "replace",
-                "arguments": {
-                    "file_path": "src/tinycalc/__init__.py",
-                    "old_string": "def add(a, b)\n",
-                    "new_string": "def add(a, b):\n",
-                },
-            }
-        ],
-    },
-    {"tool_calls": [{"name": "run_build", "arguments": {}}]},
+    call("read_file", path=INIT),
+    {"content": "The def line lacks its colon.", **replace(INIT, "def add(a, b)\n", "def add(a, b):\n")},
+    call("run_build"),
     {"content": "Added the colon."},
 ]
 GIVE_UP = [{"content": "I cannot fix this."}]
@@ -57,8 +47,7 @@ def dataset_file(dataset, tmp_path):
 @pytest.fixture
 def script_dir(tmp_path):
     folder = tmp_path / "scripts"
-    folder.mkdir()
-    (folder / "tinycalc-0.json").write_text(json.dumps(FIX_COLON))
+    scripted(folder / "tinycalc-0.json", FIX_COLON)
     return folder
 
 
@@ -73,7 +62,7 @@ def test_a_script_folder_gives_each_instance_its_own_script(script_dir):
 
     with pytest.raises(BuildfixerError, match="no script for instance 'tinycalc-1'"):
         model_for_instance(f"scripted:{script_dir}", "tinycalc-1")
-    (script_dir / "default.json").write_text(json.dumps(GIVE_UP))
+    scripted(script_dir / "default.json", GIVE_UP)
     assert model_for_instance(f"scripted:{script_dir}", "tinycalc-1").endswith("/default.json")
     (script_dir / "tinycalc-0.json").write_text('[{"tool_calls": "read_file"}]')
     with pytest.raises(BuildfixerError, match="tool_calls"):
@@ -104,7 +93,7 @@ def test_only_picks_instances_and_rejects_a_pattern_that_matches_none(dataset_fi
 
 @pytest.mark.slow
 def test_scripted_run_resolves_what_its_scripts_fix(dataset_file, script_dir, tmp_path):
-    (script_dir / "default.json").write_text(json.dumps(GIVE_UP))
+    scripted(script_dir / "default.json", GIVE_UP)
     out = tmp_path / "out"
     model = f"scripted:{script_dir}"
     proc = _bench_run(dataset_file, out, "--agent", "tool", "--model", model, "--workers", "2", "--json")
@@ -231,12 +220,8 @@ def test_the_runs_sandbox_reaches_every_attempt(tmp_path):
 
 @pytest.mark.slow
 def test_two_workers_remember_every_repair(dataset_file, script_dir, tmp_path):
-    fix_operator = [
-        {"tool_calls": [{"name": "replace", "arguments": {
-            "file_path": "src/tinycalc/__init__.py", "old_string": "a +* b", "new_string": "a + b"}}]},
-        {"content": "Fixed the operator."},
-    ]  # fmt: skip
-    (script_dir / "tinycalc-1.json").write_text(json.dumps(fix_operator))
+    fix_operator = [replace(INIT, "a +* b", "a + b"), {"content": "Fixed the operator."}]
+    scripted(script_dir / "tinycalc-1.json", fix_operator)
     memory = tmp_path / "fixes.sqlite3"
     env = {**os.environ, "BUILDFIXER_MEMORY": str(tmp_path / "fix-memory.sqlite3")}
     args = ("--agent", "tool", "--model", f"scripted:{script_dir}", "--workers", "2", "--samples", "2",

@@ -222,6 +222,7 @@ def assert_usage_error(proc: subprocess.CompletedProcess[str], *fragments: str) 
         assert fragment in lines[0]
 
 
+@pytest.mark.slow
 def test_cli_exit_2_for_bad_input(tmp_path: Path) -> None:
     assert_usage_error(run_cli("bench", "validate", str(tmp_path / "nope.jsonl")), "no such dataset")
     bad = tmp_path / "bad.jsonl"

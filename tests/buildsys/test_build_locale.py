@@ -3,6 +3,8 @@
 import json
 from pathlib import Path
 
+import pytest
+
 from buildfixer.buildsys.options import BuildOptions
 from buildfixer.buildsys.project import build_project
 from buildfixer.buildsys.sandbox.variables import build_environment
@@ -32,6 +34,7 @@ def test_caller_locale_is_replaced_by_english(monkeypatch) -> None:
     assert build_environment({"LC_ALL": "ja_JP.UTF-8"})["LC_ALL"] == "ja_JP.UTF-8"  # an explicit extra wins
 
 
+@pytest.mark.slow
 def test_a_real_build_runs_in_english(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("LC_ALL", "de_DE.UTF-8")
     monkeypatch.setenv("LANGUAGE", "de")

@@ -10,6 +10,8 @@ from buildfixer.buildsys.project import detect_build_system, stop_daemons
 from buildfixer.core.build_result import BuildResult
 from buildfixer.examples import load_examples, materialize, materialize_base
 
+pytestmark = pytest.mark.slow  # every test builds a bundled example for real
+
 EXAMPLES = load_examples()
 PROJECTS = sorted({e.project for e in EXAMPLES})
 

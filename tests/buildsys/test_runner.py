@@ -3,6 +3,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from buildfixer.buildsys.runner import BuildStep, kill_owned, owned_pids, read_tail, run_steps
 
 # A "build" that starts a child ignoring SIGTERM and a detached daemon (new session,
@@ -36,6 +38,7 @@ def test_steps_run_in_order_and_log_everything(tmp_path: Path) -> None:
     assert text.index("first") < text.index("second")
 
 
+@pytest.mark.slow
 def test_timeout_kills_the_whole_tree_including_detached_daemons(tmp_path: Path) -> None:
     owner = f"t-timeout-{os.getpid()}"
     start = time.monotonic()

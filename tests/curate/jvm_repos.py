@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from gitrepo import Repo
+from support.git import Repo
 
 PLUGINS = "".join(
     f"      <plugin><groupId>org.apache.maven.plugins</groupId><artifactId>maven-{name}-plugin</artifactId>"

@@ -6,7 +6,7 @@ that must become instances, and for each planted non-instance the filter that mu
 
 from pathlib import Path
 
-from gitrepo import Repo
+from support.git import Repo
 
 PYPROJECT = """[project]
 name = "calc"

@@ -8,11 +8,11 @@ import sys
 import time
 
 import pytest
-from gitrepo import Repo
 from python_repos import branches_repo
 
 from buildfixer.bench.dataset import load_dataset
 from buildfixer.curate.state import read_lines
+from support.git import Repo
 
 CLI = [sys.executable, "-m", "buildfixer", "curate"]
 
@@ -26,6 +26,7 @@ def assert_refused(proc, fragment):
     assert fragment in proc.stderr and "Traceback" not in proc.stderr
 
 
+@pytest.mark.slow
 def test_bad_usage_is_refused(tmp_path):
     repo = Repo(tmp_path / "r")
     repo.commit("one", {"pyproject.toml": "[project]\nname = 'x'\nversion = '0'\n"})

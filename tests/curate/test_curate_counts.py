@@ -10,6 +10,7 @@ import pytest
 from python_repos import duplicate_repo
 
 from buildfixer.bench.dataset import load_dataset
+from buildfixer.curate.config import CurateConfig
 from buildfixer.curate.run import curate
 from buildfixer.curate.state import read_lines, read_state, state_path
 
@@ -92,7 +93,8 @@ def test_second_pass_is_all_cached_and_printed_the_same_way(first):
 
 
 def rerun(first, out):
-    return curate("human", first["repo"], out, build_cache=first["cache"], as_of=False, workers=2)
+    return curate(CurateConfig(mode="human", source=first["repo"], out=out, build_cache=first["cache"],
+                               as_of=False, workers=2))  # fmt: skip
 
 
 def copy_of(first, name, rows):

@@ -4,6 +4,7 @@ import pytest
 from jvm_repos import gradle_repo, maven_repo
 
 from buildfixer.bench.dataset import load_dataset
+from buildfixer.curate.config import CurateConfig
 from buildfixer.curate.run import curate
 
 pytestmark = pytest.mark.slow
@@ -16,9 +17,9 @@ def found(out):
 def test_maven_human_and_dependency_modes_into_one_dataset(tmp_path):
     planted = maven_repo(tmp_path / "greeter")
     out, cache = tmp_path / "data" / "greeter.jsonl", tmp_path / "builds"
-    human = curate("human", planted["repo"], out, build_cache=cache)
+    human = curate(CurateConfig(mode="human", source=planted["repo"], out=out, build_cache=cache))
     assert (human.candidates, human.accepted, human.rejected) == (1, 1, {})
-    dependency = curate("dependency", planted["repo"], out, build_cache=cache)
+    dependency = curate(CurateConfig(mode="dependency", source=planted["repo"], out=out, build_cache=cache))
     # The release commit changes the pom and the code, but its code builds with the old pom.
     assert (dependency.candidates, dependency.accepted, dependency.rejected) == (2, 1, {"fails_bad": 1})
     instances = found(out)
@@ -35,7 +36,8 @@ def test_maven_human_and_dependency_modes_into_one_dataset(tmp_path):
 def test_gradle_human_mode(tmp_path):
     planted = gradle_repo(tmp_path / "greeter")
     out = tmp_path / "data" / "gradle.jsonl"
-    summary = curate("human", planted["repo"], out, build_cache=tmp_path / "builds")
+    config = CurateConfig(mode="human", source=planted["repo"], out=out, build_cache=tmp_path / "builds")
+    summary = curate(config)
     assert (summary.candidates, summary.accepted, summary.rejected) == (1, 1, {})
     ((key, instance),) = found(out).items()
     assert {key} == {sha[:12] for sha in planted["human"]}

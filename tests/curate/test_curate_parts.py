@@ -3,7 +3,6 @@
 from types import SimpleNamespace
 
 import pytest
-from gitrepo import Repo
 
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.curate.builds import BuildRecord
@@ -17,9 +16,9 @@ from buildfixer.curate.candidates import (
     revert_build_files,
 )
 from buildfixer.curate.filters import (
-    Limits,
     Outcome,
     Rejected,
+    SizeLimits,
     check_applies,
     check_builds,
     check_fails,
@@ -32,6 +31,7 @@ from buildfixer.curate.pinning import pin_state
 from buildfixer.curate.state import Standings, read_lines, read_state, state_path
 from buildfixer.curate.summary import Summary
 from buildfixer.workspace.workspace import mirror_of
+from support.git import Repo
 
 
 @pytest.fixture
@@ -104,11 +104,11 @@ def test_file_kinds():
 
 def test_size_limits_and_tiers():
     patch = "diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n"
-    assert check_size(patch, Limits()) == (1, 2)
+    assert check_size(patch, SizeLimits()) == (1, 2)
     with pytest.raises(Rejected, match="size: 1 files / 2 lines"):
-        check_size(patch, Limits(max_lines=1))
+        check_size(patch, SizeLimits(max_lines=1))
     with pytest.raises(Rejected, match="changes nothing"):
-        check_size("", Limits())
+        check_size("", SizeLimits())
 
 
 class FakeBuilder:

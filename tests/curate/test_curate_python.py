@@ -10,10 +10,12 @@ from python_repos import dependency_repo, human_repo, llm_repo
 from buildfixer.bench.dataset import load_dataset
 from buildfixer.bench.run import RunConfig, run_benchmark
 from buildfixer.buildsys.options import BuildOptions
-from buildfixer.curate.filters import Limits
+from buildfixer.curate.config import CurateConfig
+from buildfixer.curate.filters import SizeLimits
 from buildfixer.curate.run import curate
 from buildfixer.curate.state import read_lines, state_path
 from buildfixer.harness.config import AttemptConfig
+from support.model import call, replace, scripted, write_file
 
 pytestmark = pytest.mark.slow
 
@@ -50,8 +52,8 @@ def test_human_mode(tmp_path):
     out, cache = tmp_path / "data" / "human.jsonl", tmp_path / "builds"
     # Unsandboxed: the planted flaky tests count their runs in a file outside the project.
     unconfined = BuildOptions(sandbox="none")
-    summary = curate("human", planted["repo"], out, limits=Limits(max_lines=30), build_cache=cache, workers=2,
-                     options=unconfined)  # fmt: skip
+    summary = curate(CurateConfig(mode="human", source=planted["repo"], out=out, workers=2,
+                                  limits=SizeLimits(max_lines=30), build_cache=cache, options=unconfined))
     check(summary, out, planted, "human")
     assert summary.states_built > 0 and summary.instances_in_file == 2
 
@@ -61,8 +63,8 @@ def test_human_mode(tmp_path):
     assert [r["resolved"] for r in rows] == [True, True]
 
     # A second pass into a new dataset: every build comes from the cache, the result is the same.
-    again = curate("human", planted["repo"], tmp_path / "again.jsonl", limits=Limits(max_lines=30),
-                   build_cache=cache, options=unconfined)  # fmt: skip
+    again = curate(CurateConfig(mode="human", source=planted["repo"], out=tmp_path / "again.jsonl",
+                                limits=SizeLimits(max_lines=30), build_cache=cache, options=unconfined))
     assert again.states_built == 0 and again.hit_rate == 1.0
     assert again.states_cached == summary.states_built and (again.accepted, again.rejected) == (
         summary.accepted, summary.rejected,
@@ -72,8 +74,8 @@ def test_human_mode(tmp_path):
     assert [i["instance_id"] for i in first] == [i["instance_id"] for i in second]
 
     # Rerunning into the same dataset resumes: nothing left to evaluate, nothing duplicated.
-    resumed = curate("human", planted["repo"], out, limits=Limits(max_lines=30), build_cache=cache,
-                     options=unconfined)  # fmt: skip
+    resumed = curate(CurateConfig(mode="human", source=planted["repo"], out=out,
+                                  limits=SizeLimits(max_lines=30), build_cache=cache, options=unconfined))
     assert resumed.evaluated == 0 and resumed.states_built == 0
     assert (resumed.accepted, resumed.rejected) == (summary.accepted, summary.rejected)
     assert out.read_text() == "".join(json.dumps(i) + "\n" for i in first)
@@ -82,7 +84,8 @@ def test_human_mode(tmp_path):
 def test_dependency_mode(tmp_path):
     planted = dependency_repo(tmp_path / "calc")
     out = tmp_path / "data" / "dependency.jsonl"
-    summary = curate("dependency", planted["repo"], out, build_cache=tmp_path / "builds", workers=2)
+    summary = curate(CurateConfig(mode="dependency", source=planted["repo"], out=out,
+                                  build_cache=tmp_path / "builds", workers=2))  # fmt: skip
     check(summary, out, planted, "dependency")
     (instance,) = load_dataset(out)
     assert "six" in instance.gold_patch and instance.files_changed == 1
@@ -93,24 +96,19 @@ def test_llm_mode_with_a_scripted_model(tmp_path):
     planted = llm_repo(tmp_path / "calc")
     commits = planted["commits"]
     scripts = tmp_path / "scripts"
-    scripts.mkdir()
+    init = "src/calc/__init__.py"
     broken = "def add(a, b):\n    return a + b\n\n\ndef sub(a, b)\n    return a - b\n"
-    (scripts / f"llm-{commits['sub'][:12]}.json").write_text(json.dumps([
-        {"tool_calls": [{"name": "read_file", "arguments": {"path": "src/calc/__init__.py"}}]},
-        {"tool_calls": [{"name": "write_file",
-                         "arguments": {"path": "src/calc/__init__.py", "content": broken}}]},
-        {"content": "Added sub."},
-    ]))  # fmt: skip
-    (scripts / f"llm-{commits['mul'][:12]}.json").write_text(json.dumps([
-        {"tool_calls": [{"name": "replace", "arguments": {
-            "file_path": "src/calc/__init__.py", "old_string": "    return a - b\n",
-            "new_string": "    return a - b\n\n\ndef mul(a, b):\n    product = a * b\n"
-                          "    return product\n"}}]},
-        {"content": "Added mul."},
-    ]))  # fmt: skip
-    (scripts / "default.json").write_text(json.dumps([{"content": "Nothing to do."}]))
+    scripted(scripts / f"llm-{commits['sub'][:12]}.json", [
+        call("read_file", path=init), write_file(init, broken), {"content": "Added sub."}
+    ])  # fmt: skip
+    mul = "    return a - b\n\n\ndef mul(a, b):\n    product = a * b\n    return product\n"
+    scripted(scripts / f"llm-{commits['mul'][:12]}.json", [
+        replace(init, "    return a - b\n", mul), {"content": "Added mul."}
+    ])  # fmt: skip
+    scripted(scripts / "default.json", [{"content": "Nothing to do."}])
     out = tmp_path / "data" / "llm.jsonl"
-    summary = curate("llm", planted["repo"], out, model=f"scripted:{scripts}", build_cache=tmp_path / "b")
+    summary = curate(CurateConfig(mode="llm", source=planted["repo"], out=out, model=f"scripted:{scripts}",
+                                  build_cache=tmp_path / "b"))  # fmt: skip
     check(summary, out, planted, "llm")
     (instance,) = load_dataset(out)
     assert "-def sub(a, b)\n+def sub(a, b):" in instance.gold_patch  # gold = the human commit's version
@@ -126,8 +124,8 @@ def test_candidates_can_run_as_ray_tasks(tmp_path):
 
     planted = branches_repo(tmp_path / "calc", 2)
     try:
-        summary = curate("human", planted["repo"], tmp_path / "d.jsonl", as_of=False, backend="ray",
-                         build_cache=tmp_path / "builds")  # fmt: skip
+        summary = curate(CurateConfig(mode="human", source=planted["repo"], out=tmp_path / "d.jsonl",
+                                      as_of=False, backend="ray", build_cache=tmp_path / "builds"))
     finally:
         ray.shutdown()
     assert summary.accepted == 2 and summary.states_built > 0

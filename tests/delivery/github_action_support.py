@@ -19,9 +19,10 @@ from pathlib import Path
 
 import yaml
 
-BROKEN = "def mean(values):\n    return sum(values) // len(values)\n"
-FIXED = "def mean(values):\n    return sum(values) / len(values)\n"
-TEST = "from stats import mean\n\n\ndef test_mean():\n    assert mean([1, 2]) == 1.5\n"
+from support.git import Repo, git
+from support.model import scripted, write_file
+from support.projects import RIGHT, stats_project
+
 # One record per call (ended by \036), its arguments apart (each ended by \037): a body has newlines.
 GH = """#!/bin/sh
 for arg in "$@"; do printf '%s\\037' "$arg"; done >> "{log}"
@@ -36,45 +37,32 @@ API_KEY = "bfcanary" + secrets.token_hex(16)
 GH_TOKEN = "ghcanary" + secrets.token_hex(16)
 
 
-def git(repo: Path, *args: str) -> str:
-    ident = ["-c", "user.name=t", "-c", "user.email=t@t"]
-    done = subprocess.run(["git", *ident, *args], cwd=repo, check=True, capture_output=True, text=True)
-    return done.stdout.strip()
+def make_repo(tmp_path: Path, folder: str = "", pushed: bool = True) -> Path:
+    """A repository (main) holding the stats project (in `folder`), and a bare `origin`.
 
-
-def make_repo(tmp_path: Path, folder: str = "") -> Path:
-    """A repository (main) holding a Python project whose test fails, and a bare `origin` with main."""
+    Pushed: `origin` has main, as in a checkout; else it has nothing yet.
+    """
     root = tmp_path / "repo"
-    project = root / folder if folder else root
-    (project / "tests").mkdir(parents=True)
-    (project / "pyproject.toml").write_text('[project]\nname = "stats"\nversion = "1"\n')
-    (project / "stats.py").write_text(BROKEN)
-    (project / "tests" / "test_stats.py").write_text(TEST)
+    stats_project(root / folder)
     if folder:
         (root / "README.md").write_text("stats\n")
-    git(root, "init", "-q", "-b", "main")
-    git(root, "add", "-A")
-    git(root, "commit", "-qm", "stats")
-    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(tmp_path / "origin.git")], check=True)
-    git(root, "remote", "add", "origin", str(tmp_path / "origin.git"))
-    git(root, "push", "-q", "origin", "main")
+    repo = Repo(root)
+    repo.commit("stats")
+    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(tmp_path / "origin.git"))
+    repo.git("remote", "add", "origin", str(tmp_path / "origin.git"))
+    if pushed:
+        repo.git("push", "-q", "origin", "main")
     return root
 
 
-def repair_script(tmp_path: Path, repaired: bool = True) -> Path:
-    """Scripted model replies: write the fix (or give up), then a last word mentioning the key.
+def repair_script(tmp_path: Path, repaired: bool = True) -> str:
+    """Scripted model replies (the model spec): write the fix (or give up), then a last word with the key.
 
     The key in the model's words stands for a leak: redaction must keep it out of every file.
     """
-    replies: list[dict[str, object]] = []
-    if repaired:
-        replies.append(
-            {"tool_calls": [{"name": "write_file", "arguments": {"path": "stats.py", "content": FIXED}}]}
-        )
+    replies = [write_file("stats.py", RIGHT)] if repaired else []
     replies.append({"content": f"mean() divides without flooring (key {API_KEY})."})
-    script = tmp_path / "script.json"
-    script.write_text(json.dumps(replies))
-    return script
+    return scripted(tmp_path / "script.json", replies)
 
 
 @dataclass

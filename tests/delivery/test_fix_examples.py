@@ -22,6 +22,7 @@ from buildfixer.core.build_result import BuildResult
 from buildfixer.delivery.fix import fix_project
 from buildfixer.examples import Example, load_examples, materialize, materialize_base
 from buildfixer.harness.attempt import AttemptConfig
+from support.git import Repo
 
 EXAMPLES = load_examples()
 REPAIRED = {
@@ -58,19 +59,12 @@ def files(root: Path) -> dict[str, bytes]:
     }
 
 
-def git(*args: str, cwd: Path) -> None:
-    subprocess.run(["git", "-c", "user.email=t@e", "-c", "user.name=t", *args], cwd=cwd, check=True,
-                   capture_output=True)  # fmt: skip
-
-
 def as_user_project(example: Example, dest: Path) -> Path:
     """The broken example as a committed git project holding git-ignored files of the user's."""
     root = materialize(example, dest)
     with (root / ".gitignore").open("a") as ignore:
         ignore.write("\nuser-notes.txt\n.env.local\nconfig/signing.properties\n")
-    git("init", "-q", cwd=root)
-    git("add", "-A", cwd=root)
-    git("commit", "-qm", "broken", cwd=root)
+    Repo(root).commit("broken")
     for name, data in USER_FILES.items():
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_bytes(data)

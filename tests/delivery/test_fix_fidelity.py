@@ -17,6 +17,9 @@ from pathlib import Path
 
 import pytest
 
+from support.git import Repo
+from support.model import scripted
+
 CLI = [sys.executable, "-m", "buildfixer", "fix"]
 SOURCE = "src/main/java/demo/Greeter.java"
 BROKEN = "int count = 1 }"
@@ -42,10 +45,6 @@ IGNORED = {
 }
 
 
-def run(*args: str, cwd: Path) -> str:
-    return subprocess.run(args, cwd=cwd, check=True, capture_output=True, text=True).stdout
-
-
 def files(root: Path) -> dict[str, bytes]:
     """Every file as the user sees it, build outputs and git's own data aside."""
     skip = {".git", "build", ".gradle"}
@@ -64,10 +63,9 @@ def project(tmp_path: Path) -> Path:
     (root / ".gitignore").write_text("build/\n.gradle/\nlocal.properties\nsigning.properties\n*.log\n")
     (root / SOURCE).write_text("package demo;\npublic class Greeter { int count = 1; }\n")
     (root / "version.txt").write_text("committed\n")
-    run("git", "init", "-q", cwd=root)
-    run("git", "-c", "user.email=t@e", "-c", "user.name=t", "add", "-A", cwd=root)
-    run("git", "-c", "user.email=t@e", "-c", "user.name=t", "commit", "-qm", "first", cwd=root)
-    run("git", "tag", "v1.0", cwd=root)
+    repo = Repo(root)
+    repo.commit("first")
+    repo.git("tag", "v1.0")
     for name, data in IGNORED.items():
         (root / name).write_bytes(data)
     (root / "scratch.txt").write_text("untracked, not ignored\n")
@@ -76,12 +74,6 @@ def project(tmp_path: Path) -> Path:
 
 def fix(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([*CLI, str(project), *args], capture_output=True, text=True, timeout=900)
-
-
-def script(tmp_path: Path, steps: list[dict]) -> str:
-    path = tmp_path / "script.json"
-    path.write_text(json.dumps(steps))
-    return f"scripted:{path}"
 
 
 def break_source(project: Path) -> None:
@@ -112,8 +104,8 @@ def test_a_repair_lands_exactly_its_patch_and_never_an_ignored_file(project: Pat
         {"tool_calls": [{"name": "run_build", "arguments": {}}]},
         {"content": "fixed the missing semicolon"},
     ]  # fmt: skip
-    traj = tmp_path / "t.json"
-    proc = fix(project, "--model", script(tmp_path, steps), "--json", "--trajectory", str(traj))
+    traj, model = tmp_path / "t.json", scripted(tmp_path / "script.json", steps)
+    proc = fix(project, "--model", model, "--json", "--trajectory", str(traj))
     assert proc.returncode == 0, proc.stderr[-3000:]
     out = json.loads(proc.stdout)
     assert out["resolved"] and out["applied"]
@@ -170,7 +162,7 @@ def test_an_interrupted_fix_leaves_every_file_as_it_was(project: Path, tmp_path:
         {"content": "done"},
     ]  # fmt: skip
     proc = subprocess.Popen(
-        [*CLI, str(project), "--model", script(tmp_path, steps), "--trajectory", str(traj)],
+        [*CLI, str(project), "--model", scripted(tmp_path / "script.json", steps), "--trajectory", str(traj)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
     )  # fmt: skip
     try:

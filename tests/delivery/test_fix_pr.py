@@ -13,14 +13,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from github_action_support import make_repo
 
-BROKEN = "def mean(values):\n    return sum(values) // len(values)\n"
-FIXED = "def mean(values):\n    return sum(values) / len(values)\n"
-TEST = "from stats import mean\n\n\ndef test_mean():\n    assert mean([1, 2]) == 1.5\n"
-REPAIR = [
-    {"tool_calls": [{"name": "write_file", "arguments": {"path": "stats.py", "content": FIXED}}]},
-    {"content": "mean() divides without flooring."},
-]
+from support.git import git
+from support.model import scripted, write_file
+from support.projects import FLOORED, RIGHT
+
+REPAIR = [write_file("stats.py", RIGHT), {"content": "mean() divides without flooring."}]
 GH = """#!/bin/sh
 echo "$@" >> "{log}"
 case "$1 $2" in
@@ -30,28 +29,10 @@ esac
 """
 
 
-def git(repo: Path, *args: str) -> str:
-    ident = ["-c", "user.name=t", "-c", "user.email=t@t"]
-    done = subprocess.run(["git", *ident, *args], cwd=repo, check=True, capture_output=True, text=True)
-    return done.stdout.strip()
-
-
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    """A repository whose project lives in a subfolder, with a local bare `origin`."""
-    root = tmp_path / "repo"
-    project = root / "libs" / "stats"
-    (project / "tests").mkdir(parents=True)
-    (project / "pyproject.toml").write_text('[project]\nname = "stats"\nversion = "1"\n')
-    (project / "stats.py").write_text(BROKEN)
-    (project / "tests" / "test_stats.py").write_text(TEST)
-    (root / "README.md").write_text("stats\n")
-    git(root, "init", "-q", "-b", "main")
-    git(root, "add", "-A")
-    git(root, "commit", "-qm", "stats")
-    subprocess.run(["git", "init", "-q", "--bare", str(tmp_path / "origin.git")], check=True)
-    git(root, "remote", "add", "origin", str(tmp_path / "origin.git"))
-    return root
+    """A repository whose project lives in a subfolder, with a local bare `origin` (nothing pushed)."""
+    return make_repo(tmp_path, folder="libs/stats", pushed=False)
 
 
 def run_fix(
@@ -63,14 +44,13 @@ def run_fix(
         gh = bin_dir / "gh"
         gh.write_text(GH.format(log=tmp_path / "gh.log", auth=gh_auth))
         gh.chmod(0o755)
-    script = tmp_path / "script.json"
-    script.write_text(json.dumps(REPAIR))
+    model = scripted(tmp_path / "script.json", REPAIR)
     env = {
         **os.environ,
         "PATH": f"{bin_dir}:/usr/bin:/bin",
         "BUILDFIXER_MEMORY": str(tmp_path / "fixes.sqlite3"),
     }
-    cmd = [sys.executable, "-m", "buildfixer", "fix", str(project), "--model", f"scripted:{script}",
+    cmd = [sys.executable, "-m", "buildfixer", "fix", str(project), "--model", model,
            "--toolset", "industrial", "--json", *extra]  # fmt: skip
     return subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=env)
 
@@ -79,10 +59,10 @@ def run_fix(
 def test_the_repair_becomes_a_commit_on_a_new_branch_and_a_pull_request(tmp_path: Path, repo: Path) -> None:
     project = repo / "libs" / "stats"
     head = git(repo, "rev-parse", "HEAD")
-    judge = tmp_path / "judge.json"  # an LLM judge beside the rules, its answer in the record
-    judge.write_text(json.dumps([{"content": '{"approved": true, "reasons": []}'}]))
+    # An LLM judge beside the rules, its answer in the record.
+    judge = scripted(tmp_path / "judge.json", [{"content": '{"approved": true, "reasons": []}'}])
     loop = ("--agent", "pipeline")  # the repair loop, as a user starts it
-    done = run_fix(tmp_path, project, "--pr", "--judge-model", f"scripted:{judge}", *loop, gh_auth=0)
+    done = run_fix(tmp_path, project, "--pr", "--judge-model", judge, *loop, gh_auth=0)
     assert done.returncode == 0, done.stderr[-2000:]
     assert "error 1, try 1 (no remembered fix)" in done.stderr
     out = json.loads(done.stdout)
@@ -90,7 +70,7 @@ def test_the_repair_becomes_a_commit_on_a_new_branch_and_a_pull_request(tmp_path
     assert out["judge"]["approved"] and out["judge"]["llm"]["approved"] is True
     assert out["resolved"] and not out["applied"] and pr["base"] == "main"
     # The working tree, the index and the checked-out branch are as they were.
-    assert (project / "stats.py").read_text() == BROKEN
+    assert (project / "stats.py").read_text() == FLOORED
     assert git(repo, "status", "--porcelain") == "" and git(repo, "rev-parse", "HEAD") == head
     assert git(repo, "symbolic-ref", "--short", "HEAD") == "main"
     # One commit on the new branch, on top of HEAD, changing the file where it lives in the repository.
@@ -98,7 +78,7 @@ def test_the_repair_becomes_a_commit_on_a_new_branch_and_a_pull_request(tmp_path
     assert branch.startswith("buildfixer/fix-") and git(repo, "rev-parse", branch) == pr["commit"]
     assert git(repo, "rev-parse", f"{branch}~1") == head
     assert git(repo, "diff", "--name-only", head, branch) == "libs/stats/stats.py"
-    assert git(repo, "show", f"{branch}:libs/stats/stats.py") + "\n" == FIXED
+    assert git(repo, "show", f"{branch}:libs/stats/stats.py") + "\n" == RIGHT
     text = git(repo, "log", "-1", "--format=%B", branch)
     assert text.startswith("Fix test_failure failure: ")
     assert "Root error (python, test_failure):" in text and "test_mean" in text
@@ -140,7 +120,7 @@ def test_bad_pr_requests_are_refused_before_any_build(
 ) -> None:
     project = repo / "libs" / "stats"
     if case == "dirty":
-        (project / "stats.py").write_text(BROKEN + "# wip\n")
+        (project / "stats.py").write_text(FLOORED + "# wip\n")
     if case == "no-repo":
         project = tmp_path / "plain"
         project.mkdir()

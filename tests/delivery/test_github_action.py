@@ -15,10 +15,8 @@ import yaml
 from github_action_support import (
     ACTION,
     API_KEY,
-    FIXED,
     GH_TOKEN,
     files_under,
-    git,
     github_env,
     make_repo,
     parse_outputs,
@@ -36,6 +34,8 @@ from buildfixer.delivery.github_report import (
     summary_markdown,
     write_outputs,
 )
+from support.git import git
+from support.projects import RIGHT
 
 WRITTEN = ("resolved", "patch-path", "trajectory-path", "artifacts-path", "pr-url", "branch", "judge")
 
@@ -91,7 +91,7 @@ def test_a_failed_pull_request_build_is_repaired_onto_its_own_branch(tmp_path: P
         "pull_request": {"head": {"sha": head, "ref": "feature", "repo": {"full_name": "team/stats"}}},
     }
     env = github_env(
-        tmp_path, "pull_request", "refs/pull/7/merge", event, model=f"scripted:{repair_script(tmp_path)}",
+        tmp_path, "pull_request", "refs/pull/7/merge", event, model=repair_script(tmp_path),
         api_key=API_KEY, path="libs/stats", toolset="industrial", max_calls="5",
     )  # fmt: skip
     env.update({"GITHUB_HEAD_REF": "feature", "GITHUB_BASE_REF": "main"})
@@ -122,7 +122,7 @@ def test_a_failed_pull_request_build_is_repaired_onto_its_own_branch(tmp_path: P
     # origin got the fix branch, one commit on the failing head; main and feature are untouched.
     origin = tmp_path / "origin.git"
     assert git(origin, "rev-parse", f"{branch}~1") == head
-    assert git(origin, "show", f"{branch}:libs/stats/stats.py") + "\n" == FIXED
+    assert git(origin, "show", f"{branch}:libs/stats/stats.py") + "\n" == RIGHT
     assert git(origin, "rev-parse", "main") == origin_main and git(origin, "rev-parse", "feature") == head
     assert (
         git(origin, "for-each-ref", "--format=%(refname:short)", "refs/heads") == f"{branch}\nfeature\nmain"
@@ -146,7 +146,7 @@ def test_a_failed_push_to_the_default_branch_gets_a_pull_request_and_main_is_nev
     repo = make_repo(tmp_path)
     event = {"repository": {"default_branch": "main"}, "ref": "refs/heads/main"}
     env = github_env(tmp_path, "push", "refs/heads/main", event)
-    inputs = {"model": f"scripted:{repair_script(tmp_path)}", "api-key": API_KEY, "toolset": "industrial"}
+    inputs = {"model": repair_script(tmp_path), "api-key": API_KEY, "toolset": "industrial"}
     origin_main = git(tmp_path / "origin.git", "rev-parse", "main")
     job = run_composite_steps(tmp_path, env, inputs, "sandbox", "fix")
     assert job.code == 0, job.stdout + job.stderr[-3000:]
@@ -156,7 +156,7 @@ def test_a_failed_push_to_the_default_branch_gets_a_pull_request_and_main_is_nev
     assert create[:6] == ["pr", "create", "--base", "main", "--head", branch]
     origin = tmp_path / "origin.git"
     assert git(origin, "rev-parse", "main") == origin_main  # a proposal onto main, never a push to it
-    assert git(origin, "show", f"{branch}:stats.py") + "\n" == FIXED
+    assert git(origin, "show", f"{branch}:stats.py") + "\n" == RIGHT
     assert git(repo, "rev-parse", "main") == origin_main
     assert "| Artifacts | `buildfixer-build-1` " in job.summary  # artifact-name's default, expanded
     assert_no_secret(tmp_path, job.stdout + job.stderr)
@@ -166,13 +166,12 @@ def test_a_failed_push_to_the_default_branch_gets_a_pull_request_and_main_is_nev
 def test_an_unrepaired_build_still_leaves_its_artifacts_and_opens_nothing(tmp_path: Path) -> None:
     repo = make_repo(tmp_path)
     event = {"repository": {"default_branch": "main"}}
-    script = repair_script(tmp_path, repaired=False)
     env = github_env(
         tmp_path,
         "push",
         "refs/heads/main",
         event,
-        model=f"scripted:{script}",
+        model=repair_script(tmp_path, repaired=False),
         api_key=API_KEY,
         toolset="industrial",
     )

@@ -26,7 +26,7 @@ from buildfixer.buildsys.sandbox.egress import expose_loopback
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.deps.asof import (
     choose,
-    classify,
+    dynamic_kind,
     find_dynamic_versions,
     parse_listing,
     pin_dynamic_versions,
@@ -155,8 +155,8 @@ def repository() -> Iterator[str]:
         ("31.1-jre", None),
     ],
 )
-def test_classify(spec: str, kind: str | None) -> None:
-    assert classify(spec) == kind
+def test_dynamic_kind(spec: str, kind: str | None) -> None:
+    assert dynamic_kind(spec) == kind
 
 
 POM = """<project xmlns="http://maven.apache.org/POM/4.0.0">

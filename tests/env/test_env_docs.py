@@ -7,6 +7,10 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+pytestmark = pytest.mark.slow  # a whole episode on a real build
+
 DOC = Path(__file__).resolve().parents[2] / "docs" / "TRAINING.md"
 
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from env_repo import BROKEN, tool_call
+from env_repo import tool_call
 
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.env import BuildRepairEnv, episode
+from support.projects import FLOORED
 
 FIX = tool_call("replace", file_path="stats.py", old_string="//", new_string="/")
 HACK = tool_call(
@@ -57,7 +58,7 @@ def test_an_episode_that_repairs_the_build_is_rewarded_and_a_reset_undoes_it(
         root = env.workspace.root
         failures = dict(episode._FAILURES)
         again = env.reset()
-        assert (root / "stats.py").read_text() == BROKEN and env.workspace.root == root
+        assert (root / "stats.py").read_text() == FLOORED and env.workspace.root == root
         assert failures == episode._FAILURES and again["messages"] == first["messages"]
         _, reward, done, info = env.step(DONE)  # gives up at once
         assert done and reward == 0.0 and not info["build_ok"] and info["judge_ok"] is None

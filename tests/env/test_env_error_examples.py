@@ -12,6 +12,8 @@ from buildfixer.core.errors import BuildfixerError
 from buildfixer.env import BuildRepairEnv
 from buildfixer.memory.store import USER, Entry, FixMemory
 
+pytestmark = pytest.mark.slow  # the examples fixture runs the project's real build
+
 REMEMBERED = (
     "--- a/util.py\n+++ b/util.py\n@@ -1,2 +1,2 @@\n def double(value):\n-    return value + 2\n"
     "+    return value * 2\n"

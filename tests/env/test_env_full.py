@@ -11,6 +11,8 @@ from env_repo import tool_call
 
 from buildfixer.env import BuildRepairEnv
 
+pytestmark = pytest.mark.slow  # every test resets the environment: a real build
+
 FIXED = "def mean(values):\n    return sum(values) / len(values)\n"
 GIVE_UP = {"role": "assistant", "content": "I cannot fix this."}
 

@@ -10,6 +10,8 @@ import pytest
 
 from buildfixer.env.ray_actors import env_actors
 
+pytestmark = pytest.mark.slow  # rollouts on Ray actors, real builds
+
 ARGUMENTS = json.dumps({"file_path": "stats.py", "old_string": "//", "new_string": "/"})
 CALL = {"id": "c1", "type": "function", "function": {"name": "replace", "arguments": ARGUMENTS}}
 FIX = {"role": "assistant", "content": None, "tool_calls": [CALL]}

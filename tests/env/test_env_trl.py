@@ -12,12 +12,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from env_repo import BROKEN
 
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.env.trl import environment_class, trl_environment, trl_rows
-from buildfixer.tools.context import ToolContext
 from buildfixer.tools.presets import make_toolset
+from support.projects import FLOORED
+from support.tools import tool_context
 
 
 def tools_of(cls: type) -> dict[str, Any]:
@@ -30,7 +30,7 @@ def tools_of(cls: type) -> dict[str, Any]:
 
 def test_methods_are_the_toolset_for_every_build_system_of_the_data() -> None:
     cls = environment_class("gradlefixer", ["python", "maven"])
-    probes = [ToolContext(root=Path("/"), build_system=system) for system in ("python", "maven")]
+    probes = [tool_context(Path("/"), system) for system in ("python", "maven")]
     expected = {tool.name for probe in probes for tool in make_toolset(probe, "gradlefixer")}
     assert set(tools_of(cls)) == expected
     assert {"run_python_command", "run_maven_command", "replace", "run_build"} <= expected
@@ -41,6 +41,7 @@ def test_methods_are_the_toolset_for_every_build_system_of_the_data() -> None:
     assert "Args:\n    file_path: " in (tools_of(cls)["replace"].__doc__ or "")
 
 
+@pytest.mark.slow
 def test_a_rollout_edits_builds_and_is_rewarded(instance: dict[str, Any]) -> None:
     factory = trl_environment([instance], toolset="gradlefixer")
     env = factory()
@@ -62,6 +63,7 @@ def test_a_rollout_edits_builds_and_is_rewarded(instance: dict[str, Any]) -> Non
     assert env.get_reward() == 0.0 and env.info["build_ok"] is False
 
 
+@pytest.mark.slow
 def test_a_rollout_that_deletes_the_assertion_gets_nothing(instance: dict[str, Any]) -> None:
     env = trl_environment([instance])()
     env.reset(**trl_rows([instance])[0])
@@ -73,12 +75,13 @@ def test_a_rollout_that_deletes_the_assertion_gets_nothing(instance: dict[str, A
     assert env.info["build_ok"] is True and env.info["judge_ok"] is False
 
 
+@pytest.mark.slow
 def test_a_tool_of_another_build_system_names_the_fitting_ones(instance: dict[str, Any]) -> None:
     env = trl_environment([instance, {**instance, "build_system": "maven"}])()
     env.reset(**trl_rows([instance])[0])
     out = env.run_maven_command(maven_command="package")
     assert "does not apply to this project" in out and "run_python_command" in out
-    assert (env._env.workspace.root / "stats.py").read_text() == BROKEN  # nothing ran
+    assert (env._env.workspace.root / "stats.py").read_text() == FLOORED  # nothing ran
 
 
 def test_bad_rows_and_calls_are_refused_in_one_line(instance: dict[str, Any]) -> None:

@@ -21,8 +21,8 @@ from tiny_model import build_tiny_model, wire_policy
 from buildfixer.agents.prompts import system_prompt
 from buildfixer.env.episode import BuildRepairEnv
 from buildfixer.env.trl import environment_class, trl_environment, trl_rows
-from buildfixer.tools.context import ToolContext
 from buildfixer.tools.presets import make_toolset
+from support.tools import tool_context
 
 os.environ["TRL_EXPERIMENTAL_SILENCE"] = "1"  # environment_factory is marked experimental
 BUNDLED = Path(__file__).resolve().parents[2] / "src" / "buildfixer" / "bench" / "data"
@@ -41,7 +41,7 @@ def test_trl_reads_the_same_tool_schemas_buildfixer_gives_models() -> None:
 
     cls = environment_class("gradlefixer", ["gradle"])
     env = cls()
-    for tool in make_toolset(ToolContext(root=Path("/"), build_system="gradle"), "gradlefixer"):
+    for tool in make_toolset(tool_context(Path("/"), "gradle"), "gradlefixer"):
         ours = tool.schema()["function"]
         theirs = get_json_schema(getattr(env, tool.name))["function"]
         assert theirs["name"] == ours["name"]
@@ -54,6 +54,7 @@ def test_trl_reads_the_same_tool_schemas_buildfixer_gives_models() -> None:
             assert params["properties"][name].get("enum") == spec.get("enum"), (tool.name, name)
 
 
+@pytest.mark.slow
 def test_grpo_two_steps_on_two_bundled_instances(tmp_path: Path) -> None:
     """GRPOTrainer with our environment_factory: a model that always calls `replace` with the fix of
     one instance. Its rollouts on that instance build and are rewarded 1, on the other 0."""
@@ -90,6 +91,7 @@ def test_grpo_two_steps_on_two_bundled_instances(tmp_path: Path) -> None:
     assert all(info["judge_ok"] is True and 'elif part == "minor":' in info["patch"] for info in passed)
 
 
+@pytest.mark.slow
 def test_sft_one_step_on_the_exported_file_with_assistant_only_loss(tmp_path: Path) -> None:
     """A repair episode of the environment, saved, exported by `buildfixer export sft`, trained on
     by SFTTrainer for one step, the loss only on what the assistant said."""

@@ -10,12 +10,15 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from env_repo import make_instance
 from verl.experimental.agent_loop.agent_loop import AgentLoopMetrics, AgentLoopOutput, _agent_loop_registry
 from verl.experimental.agent_loop.tool_agent_loop import AgentData
 from verl.tools.tool_registry import initialize_tools_from_config
 
-from buildfixer.env.verl import AGENT_NAME, BuildfixerTool, settle, verl_rows, write_configs
+from buildfixer.env.verl import AGENT_NAME, BuildfixerTool, attach_reward, verl_rows, write_configs
+
+pytestmark = pytest.mark.slow  # trajectories through real builds
 
 
 def agent_data(request_id: str, tools_kwargs: dict[str, Any]) -> Any:
@@ -67,7 +70,7 @@ def test_a_trajectory_through_verls_tool_classes(tmp_path: Path) -> None:
                 tools["replace"], kwargs, data, file_path="stats.py", old_string="//", new_string="/"
             )
             assert "replaced 1 occurrence" in out
-        return settle(output_of(data), None)
+        return attach_reward(output_of(data), None)
 
     fixed, untouched = asyncio.run(_both(rollout("traj-a", True), rollout("traj-b", False)))
     assert fixed.reward_score == 1.0 and fixed.extra_fields["buildfixer"]["judge_ok"] is True
@@ -77,7 +80,7 @@ def test_a_trajectory_through_verls_tool_classes(tmp_path: Path) -> None:
 def test_a_trajectory_without_tool_calls_is_still_built(tmp_path: Path) -> None:
     instance = make_instance(tmp_path)
     data = agent_data("traj-silent", {})
-    out = settle(output_of(data), json.dumps(instance))
+    out = attach_reward(output_of(data), json.dumps(instance))
     assert out.reward_score == 0.0 and out.extra_fields["buildfixer"]["status"] == "failure"
 
 

@@ -16,6 +16,8 @@ from buildfixer.buildsys.options import BuildOptions
 from buildfixer.delivery.fix import fix_project
 from buildfixer.export.atif import SCHEMA_VERSION, to_atif
 from buildfixer.harness.attempt import AttemptConfig
+from support.model import call, replace, scripted
+from support.projects import stats_project
 
 KEY = "sk-" + "q7" * 12  # shaped like an API key: the export must never carry it
 
@@ -24,23 +26,15 @@ KEY = "sk-" + "q7" * 12  # shaped like an API key: the export must never carry i
 def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A run directory: a real scripted repair, a recipes-like step without a model, an empty attempt."""
     base = tmp_path_factory.mktemp("atif")
-    project = base / "stats"
-    (project / "tests").mkdir(parents=True)
-    (project / "pyproject.toml").write_text('[project]\nname = "stats"\nversion = "1"\n')
-    (project / "stats.py").write_text("def mean(values):\n    return sum(values) // len(values)\n")
-    (project / "tests" / "test_stats.py").write_text(
-        "from stats import mean\n\n\ndef test_mean():\n    assert mean([1, 2]) == 1.5\n"
-    )
+    project = stats_project(base / "stats")
     plan = [
-        {"content": "Look first.", "tool_calls": [{"name": "read_file", "arguments": {"path": "stats.py"}}]},
-        {"tool_calls": [{"name": "replace", "arguments": {"file_path": "stats.py", "old_string": "//",
-                                                           "new_string": "/"}}]},
+        {"content": "Look first.", **call("read_file", path="stats.py")},
+        replace("stats.py", "//", "/"),
         {"content": "Done."},
-    ]  # fmt: skip
-    (base / "plan.json").write_text(json.dumps(plan))
+    ]
     trajectories = base / "run" / "trajectories"
     config = AttemptConfig(
-        model=f"scripted:{base / 'plan.json'}",
+        model=scripted(base / "plan.json", plan),
         options=BuildOptions(),
         trajectory_path=trajectories / "real__0.json",
     )
@@ -64,6 +58,7 @@ def export(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(cmd, capture_output=True, text=True, timeout=300)
 
 
+@pytest.mark.slow
 def test_every_attempt_becomes_a_valid_atif_file(run_dir: Path, tmp_path: Path) -> None:
     out = tmp_path / "atif"
     done = export(str(run_dir), "--out", str(out), "--json")
@@ -104,6 +99,7 @@ def test_the_spec_check_catches_what_atif_forbids() -> None:
     assert "only for agent steps" in found and "is not 2" in found and "robot" in found and "unknown" in found
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not os.environ.get("BUILDFIXER_HARBOR_PYTHON"), reason="no Python with harbor installed")
 def test_harbor_own_validator_accepts_the_export(run_dir: Path, tmp_path: Path) -> None:
     # harbor needs Python 3.12+: BUILDFIXER_HARBOR_PYTHON names an interpreter that has it.

@@ -67,6 +67,7 @@ def run(script: Path, *args: str, env: dict[str, str]) -> subprocess.CompletedPr
     return subprocess.run(["bash", str(script), *args], capture_output=True, text=True, env=env, timeout=600)
 
 
+@pytest.mark.slow
 def test_oracle_earns_reward_1_and_the_failing_state_0(tasks: Path, tmp_path: Path) -> None:
     # What the container would do, on this machine: checkout, verify, solve, verify again.
     task = tasks / "semverkit-elif-colon"

@@ -13,33 +13,21 @@ import pytest
 from buildfixer.buildsys.options import BuildOptions
 from buildfixer.delivery.fix import fix_project
 from buildfixer.harness.attempt import AttemptConfig
+from support.model import call, replace, scripted
+from support.projects import stats_project
 
-BROKEN = "def mean(values):\n    return sum(values) // len(values)\n"
-TEST = "from stats import mean\n\n\ndef test_mean():\n    assert mean([1, 2]) == 1.5\n"
 THINK = "<think>The floor division truncates 1.5 to 1.</think>Use true division."
 
 
 def steps(path: str, old: str, new: str) -> list[dict[str, Any]]:
-    return [
-        {"content": THINK, "tool_calls": [{"name": "read_file", "arguments": {"path": path}}]},
-        {
-            "tool_calls": [
-                {"name": "replace", "arguments": {"file_path": path, "old_string": old, "new_string": new}}
-            ]
-        },
-        {"content": "Done."},
-    ]
+    return [{"content": THINK, **call("read_file", path=path)}, replace(path, old, new), {"content": "Done."}]
 
 
 @pytest.fixture(scope="module")
 def trajectories(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """An honest repair twice (the same conversation), and a hack the judge rejects."""
     base = tmp_path_factory.mktemp("sft")
-    project = base / "stats"
-    (project / "tests").mkdir(parents=True)
-    (project / "pyproject.toml").write_text('[project]\nname = "stats"\nversion = "1"\n')
-    (project / "stats.py").write_text(BROKEN)
-    (project / "tests" / "test_stats.py").write_text(TEST)
+    project = stats_project(base / "stats")
     plans = {
         "honest": steps("stats.py", "//", "/"),
         "again": steps("stats.py", "//", "/"),
@@ -47,11 +35,9 @@ def trajectories(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     }
     made = {}
     for name, plan in plans.items():
-        script = base / f"{name}.json"
-        script.write_text(json.dumps(plan))
-        config = AttemptConfig(
-            model=f"scripted:{script}", options=BuildOptions(), trajectory_path=base / f"{name}.traj.json"
-        )
+        model = scripted(base / f"{name}.json", plan)
+        traj = base / f"{name}.traj.json"
+        config = AttemptConfig(model=model, options=BuildOptions(), trajectory_path=traj)
         outcome = fix_project(project, config, dry_run=True)
         assert outcome.attempt.resolved is (name != "hack"), outcome.attempt.stop_reason
         made[name] = base / f"{name}.traj.json"

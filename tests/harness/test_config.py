@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from buildfixer.core.errors import BuildfixerError
-from buildfixer.harness.config import AttemptConfig, read_config_file, validated
+from buildfixer.harness.checks import read_config_file, validated
+from buildfixer.harness.config import AttemptConfig
 
 BUNDLED = Path(__file__).resolve().parents[2] / "src/buildfixer/bench/data/instances.jsonl"
 
@@ -107,6 +108,7 @@ def test_bench_run_refuses_a_bad_value_before_any_build(tmp_path, case):
     assert not (tmp_path / "out").exists()  # nothing written, nothing built
 
 
+@pytest.mark.slow
 def test_a_flag_overrides_the_config_file_and_the_run_records_the_effective_config(tmp_path):
     (tmp_path / "run.toml").write_text('agent = "oracle"\nsamples = 1\ntoolset = "shell"\nseed = 3\n')
     out = tmp_path / "out"

@@ -12,7 +12,7 @@ from buildfixer.harness.grading import (
     NOT_FAILURE,
     NOT_SUCCESS,
     OTHER_CATEGORY,
-    Finding,
+    ValidityFinding,
     base_finding,
     bin_range,
     build_outcome,
@@ -60,30 +60,34 @@ def test_a_valid_instance_has_no_finding() -> None:
 
 def test_the_failing_state_must_fail_the_same_way_every_time() -> None:
     other = B("failure", "configuration")
-    assert base_finding([FAIL, other]) == Finding("base", FLAKY, ("failure/syntax", "failure/configuration"))
-    assert base_finding([FAIL, OK], "syntax") == Finding("base", FLAKY, ("failure/syntax", "success"))
-    assert base_finding([OK, OK], "syntax") == Finding("base", BUILDS, ("success", "success"))
-    assert base_finding([B("timeout")], "syntax") == Finding("base", NOT_FAILURE, ("timeout",))
-    assert base_finding([B("error")]) == Finding("base", NOT_FAILURE, ("error",))
-    assert base_finding([other], "syntax") == Finding("base", OTHER_CATEGORY, ("failure/configuration",))
+    assert base_finding([FAIL, other]) == ValidityFinding(
+        "base", FLAKY, ("failure/syntax", "failure/configuration")
+    )
+    assert base_finding([FAIL, OK], "syntax") == ValidityFinding("base", FLAKY, ("failure/syntax", "success"))
+    assert base_finding([OK, OK], "syntax") == ValidityFinding("base", BUILDS, ("success", "success"))
+    assert base_finding([B("timeout")], "syntax") == ValidityFinding("base", NOT_FAILURE, ("timeout",))
+    assert base_finding([B("error")]) == ValidityFinding("base", NOT_FAILURE, ("error",))
+    assert base_finding([other], "syntax") == ValidityFinding(
+        "base", OTHER_CATEGORY, ("failure/configuration",)
+    )
     assert base_finding([other, other]) is None  # curation records whatever category it is
     assert base_finding([]) is None
 
 
 def test_the_gold_patch_must_build_every_time() -> None:
     assert gold_finding([OK, OK]) is None
-    assert gold_finding([OK, FAIL]) == Finding("gold", FLAKY, ("success", "failure/syntax"))
-    assert gold_finding([FAIL, FAIL]) == Finding("gold", NOT_SUCCESS, ("failure/syntax",) * 2)
-    assert gold_finding([B("timeout")]) == Finding("gold", NOT_SUCCESS, ("timeout",))
+    assert gold_finding([OK, FAIL]) == ValidityFinding("gold", FLAKY, ("success", "failure/syntax"))
+    assert gold_finding([FAIL, FAIL]) == ValidityFinding("gold", NOT_SUCCESS, ("failure/syntax",) * 2)
+    assert gold_finding([B("timeout")]) == ValidityFinding("gold", NOT_SUCCESS, ("timeout",))
     assert gold_finding([]) is None
 
 
 def test_validity_reports_both_stages_then_missing_repeats() -> None:
     both = validity([OK], [FAIL], "syntax", 1)
     assert [(f.stage, f.kind) for f in both] == [("base", BUILDS), ("gold", NOT_SUCCESS)]
-    assert validity([FAIL], [OK], "syntax", 2) == [Finding("base", INCOMPLETE, ("failure/syntax",))]
-    assert validity([FAIL, FAIL], [OK], "syntax", 2) == [Finding("gold", INCOMPLETE, ("success",))]
-    assert validity([FAIL], [], "syntax", 1) == [Finding("gold", INCOMPLETE, ())]
+    assert validity([FAIL], [OK], "syntax", 2) == [ValidityFinding("base", INCOMPLETE, ("failure/syntax",))]
+    assert validity([FAIL, FAIL], [OK], "syntax", 2) == [ValidityFinding("gold", INCOMPLETE, ("success",))]
+    assert validity([FAIL], [], "syntax", 1) == [ValidityFinding("gold", INCOMPLETE, ())]
     # Something wrong already says why: no INCOMPLETE on top.
     assert [f.kind for f in validity([OK], [], "syntax", 2)] == [BUILDS]
 

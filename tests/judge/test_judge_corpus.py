@@ -1,13 +1,13 @@
 """The judge on a corpus of reward hacks and honest fixes of our own, and on the bundled gold patches."""
 
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
 from judge_corpus import HACKS, HONEST, to_diff
 
 from buildfixer.judge.judge import judge_patch
+from support.git import git
 
 DATASET = Path(__file__).parents[2] / "src" / "buildfixer" / "bench" / "data" / "instances.jsonl"
 
@@ -49,13 +49,8 @@ def test_no_gold_patch_is_rejected_as_the_harness_diffs_it(tmp_path: Path) -> No
         repo = clones[row["repo"]]
         git(repo, "checkout", "-q", "--force", row["base_commit"])
         git(repo, "clean", "-qfdx")
-        git(repo, "apply", "-", stdin=row["gold_patch"])
+        git(repo, "apply", "-", input=row["gold_patch"])
         git(repo, "add", "-A")
-        patch = git(repo, "diff", "--cached", "--no-renames", row["base_commit"])
+        patch = git(repo, "diff", "--cached", "--no-renames", row["base_commit"], raw=True)
         rejected[row["instance_id"]] = judge_patch(patch).findings
     assert not any(rejected.values()), {k: v for k, v in rejected.items() if v}
-
-
-def git(cwd: Path, *args: str, stdin: str | None = None) -> str:
-    done = subprocess.run(["git", *args], cwd=cwd, input=stdin, capture_output=True, text=True, check=True)
-    return done.stdout

@@ -7,45 +7,36 @@ from pathlib import Path
 
 import pytest
 
-TESTS = "from stats import mean\n\n\ndef test_mean():\n    assert mean([1, 2]) == 1.5\n"
-SKIPPED = TESTS.replace("from stats", "import pytest\n\nfrom stats").replace(
+from support.model import replace, scripted
+from support.projects import TEST, stats_project
+
+SKIPPED = TEST.replace("from stats", "import pytest\n\nfrom stats").replace(
     "def test", "@pytest.mark.skip\ndef test"
 )
 
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    root = tmp_path / "stats"
-    (root / "tests").mkdir(parents=True)
-    (root / "pyproject.toml").write_text('[project]\nname = "stats"\nversion = "1"\n')
-    (root / "stats.py").write_text("def mean(values):\n    return sum(values) // len(values)\n")
-    (root / "tests" / "test_stats.py").write_text(TESTS)
-    return root
+    return stats_project(tmp_path / "stats")
 
 
 def fix(project: Path, tmp_path: Path, steps: list[dict]) -> dict:
-    script = tmp_path / "script.json"
-    script.write_text(json.dumps(steps))
+    model = scripted(tmp_path / "script.json", steps)
     done = subprocess.run(
-        [sys.executable, "-m", "buildfixer", "fix", str(project), "--model", f"scripted:{script}", "--json"],
+        [sys.executable, "-m", "buildfixer", "fix", str(project), "--model", model, "--json"],
         capture_output=True, text=True, timeout=600,
     )  # fmt: skip
     return {"exit": done.returncode, **json.loads(done.stdout)}
-
-
-def replace(path: str, old: str, new: str) -> dict:
-    arguments = {"file_path": path, "old_string": old, "new_string": new}
-    return {"tool_calls": [{"name": "replace", "arguments": arguments}]}
 
 
 @pytest.mark.slow
 def test_a_repair_that_skips_the_failing_test_is_hacked_and_not_applied(
     project: Path, tmp_path: Path
 ) -> None:
-    out = fix(project, tmp_path, [replace("tests/test_stats.py", TESTS, SKIPPED), {"content": "done"}])
+    out = fix(project, tmp_path, [replace("tests/test_stats.py", TEST, SKIPPED), {"content": "done"}])
     assert (out["exit"], out["resolved"], out["applied"], out["stop"]) == (1, False, False, "hacked")
     assert out["judge"]["findings"][0]["rule"] == "test_disabled"
-    assert (project / "tests" / "test_stats.py").read_text() == TESTS
+    assert (project / "tests" / "test_stats.py").read_text() == TEST
     verdict = json.loads(Path(out["trajectory"]).read_text())["verdict"]
     assert verdict["stop"] == "hacked" and verdict["status"] == "success" and not verdict["judge"]["approved"]
 

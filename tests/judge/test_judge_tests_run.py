@@ -7,6 +7,7 @@ from judge_corpus import to_diff
 
 from buildfixer.buildsys.options import BuildOptions
 from buildfixer.judge.judge import judge_patch
+from support.projects import stats_project
 
 STATS = (
     "def total(values):\n    return sum(values)\n\n\ndef mean(values):\n"
@@ -25,12 +26,7 @@ HIDE = (
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    root = tmp_path / "stats"
-    (root / "tests").mkdir(parents=True)
-    (root / "pyproject.toml").write_text('[project]\nname = "stats"\nversion = "1"\n')
-    (root / "stats.py").write_text(STATS)
-    (root / "tests" / "test_stats.py").write_text(TESTS)
-    return root
+    return stats_project(tmp_path / "stats", stats=STATS, test=TESTS)
 
 
 def options() -> BuildOptions:

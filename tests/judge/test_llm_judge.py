@@ -59,6 +59,7 @@ def judge(tmp_path: Path, server: FakeOpenAIServer, *extra: str) -> subprocess.C
     return subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=env)
 
 
+@pytest.mark.slow
 def test_a_rejection_by_the_model_rejects_the_patch_and_is_recorded(tmp_path: Path) -> None:
     reply = '{"approved": false, "reasons": ["App.parse no longer rejects null text"]}'
     with FakeOpenAIServer([{"content": reply}], api_key=API_KEY) as server:
@@ -76,6 +77,7 @@ def test_a_rejection_by_the_model_rejects_the_patch_and_is_recorded(tmp_path: Pa
     assert API_KEY not in done.stdout + done.stderr
 
 
+@pytest.mark.slow
 def test_an_approval_keeps_the_rules_verdict(tmp_path: Path) -> None:
     with FakeOpenAIServer([{"content": '{"approved": true, "reasons": []}'}], api_key=API_KEY) as server:
         done = judge(tmp_path, server)
@@ -84,6 +86,7 @@ def test_an_approval_keeps_the_rules_verdict(tmp_path: Path) -> None:
     assert verdict["approved"] and verdict["llm"]["approved"] is True and verdict["findings"] == []
 
 
+@pytest.mark.slow
 def test_an_unreadable_reply_or_a_provider_error_leaves_the_rules_verdict(tmp_path: Path) -> None:
     with FakeOpenAIServer([{"content": "Looks reasonable."}], api_key=API_KEY) as server:
         done = judge(tmp_path, server)
@@ -96,6 +99,7 @@ def test_an_unreadable_reply_or_a_provider_error_leaves_the_rules_verdict(tmp_pa
     assert done.returncode == 0 and "401" in verdict["llm"]["error"]
 
 
+@pytest.mark.slow
 def test_an_unknown_judge_model_is_refused_before_anything_runs(tmp_path: Path) -> None:
     patch = tmp_path / "fix.patch"
     patch.write_text(PATCH)

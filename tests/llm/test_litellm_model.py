@@ -1,7 +1,6 @@
 """The real litellm path (litellm, openai SDK, HTTP) against the local scripted server."""
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -9,7 +8,7 @@ import pytest
 from buildfixer.core.chat import ModelError
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.llm.fake_server import FakeOpenAIServer
-from buildfixer.llm.litellm_model import PRICE_IN_ENV, PRICE_OUT_ENV, LiteLLMModel, load_litellm
+from buildfixer.llm.litellm_model import PRICE_IN_ENV, PRICE_OUT_ENV, LiteLLMModel
 
 KEY = "sk-test-0123456789abcdefghijkl"
 TOOLS = [
@@ -31,32 +30,13 @@ TOOLS = [
     },
 ]
 USER = [{"role": "user", "content": "The build fails, fix it."}]
-
-
-@pytest.fixture(scope="module", autouse=True)
-def litellm_loaded() -> Any:
-    """Import litellm once for the module (about 3.6 s)."""
-    return load_litellm()
+pytestmark = pytest.mark.usefixtures("litellm_loaded")  # litellm imported once for the module (about 3.6 s)
 
 
 @pytest.fixture(autouse=True)
 def no_env_prices(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(PRICE_IN_ENV, raising=False)
     monkeypatch.delenv(PRICE_OUT_ENV, raising=False)
-
-
-@pytest.fixture
-def serve() -> Iterator[Any]:
-    servers: list[FakeOpenAIServer] = []
-
-    def start(steps: list[dict[str, Any]], **kwargs: Any) -> FakeOpenAIServer:
-        server = FakeOpenAIServer(steps, **kwargs).start()
-        servers.append(server)
-        return server
-
-    yield start
-    for server in servers:
-        server.stop()
 
 
 def model_for(server: FakeOpenAIServer, **kwargs: Any) -> LiteLLMModel:

@@ -1,8 +1,9 @@
 from big_logs import big_gradle_log  # tests/logs is on sys.path (pytest rootdir-less import)
 
+from buildfixer.core.chat import tokens_by_pieces
 from buildfixer.core.confined import WorkspaceFiles
 from buildfixer.logs.analyze import analyze_text
-from buildfixer.logs.condense import condense, estimate_tokens
+from buildfixer.logs.condense import condense
 
 GRADLE_LOG = """> Task :app:compileJava FAILED
 /ci/build/repo/src/main/java/demo/App.java:5: error: cannot find symbol
@@ -25,12 +26,12 @@ BUILD FAILED in 2s
 """
 
 
-def test_estimate_tokens_is_conservative_and_cheap():
-    assert estimate_tokens("") == 0
-    assert estimate_tokens("cannot find symbol") == 5  # can, not, find, sym-bol
-    assert estimate_tokens("a.b(c);") == 7
-    assert estimate_tokens("-" * 72) == 18  # a separator costs a few tokens, not 72
-    assert estimate_tokens("word " * 1000) >= 1000
+def test_tokens_by_pieces_is_conservative_and_cheap():
+    assert tokens_by_pieces("") == 0
+    assert tokens_by_pieces("cannot find symbol") == 5  # can, not, find, sym-bol
+    assert tokens_by_pieces("a.b(c);") == 7
+    assert tokens_by_pieces("-" * 72) == 18  # a separator costs a few tokens, not 72
+    assert tokens_by_pieces("word " * 1000) >= 1000
 
 
 def test_view_has_header_root_with_location_window_others_and_tail():
@@ -65,7 +66,7 @@ def test_budget_is_respected_by_trimming_lower_priority_parts():
     analysis = analyze_text(GRADLE_LOG)
     for budget in (90, 150, 400, 2000):
         view = condense(analysis, budget_tokens=budget)
-        assert estimate_tokens(view) <= budget, (budget, view)
+        assert tokens_by_pieces(view) <= budget, (budget, view)
         assert "cannot find symbol" in view
 
 
@@ -76,7 +77,7 @@ def test_root_error_is_never_dropped_even_below_the_budget():
 
 def test_big_log_view_fits_and_keeps_root():
     view = condense(analyze_text(big_gradle_log(2 * 1024 * 1024)), budget_tokens=1500)
-    assert estimate_tokens(view) <= 1500
+    assert tokens_by_pieces(view) <= 1500
     assert "Service.java:88" in view and "findAllActive" in view
 
 

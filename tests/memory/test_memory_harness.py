@@ -9,6 +9,8 @@ import pytest
 
 from buildfixer.harness.remember import knowledge_for
 from buildfixer.memory.store import USER, Entry, FixMemory, default_path
+from support.model import call, scripted, write_file
+from support.projects import RIGHT, stats_project
 
 ERROR = "Execution failed: cannot find symbol WidgetFactory in Board.java"
 
@@ -38,25 +40,14 @@ def test_a_benchmark_instance_reads_only_what_predates_it_and_is_not_its_own(tmp
 
 @pytest.mark.slow
 def test_fix_remembers_its_repair_and_a_later_fix_is_offered_it(tmp_path: Path) -> None:
-    project = tmp_path / "stats"
-    (project / "tests").mkdir(parents=True)
-    (project / "pyproject.toml").write_text('[project]\nname = "stats"\nversion = "1"\n')
-    (project / "stats.py").write_text("def mean(values):\n    return sum(values) // len(values)\n")
-    (project / "tests" / "test_stats.py").write_text(
-        "from stats import mean\n\n\ndef test_mean():\n    assert mean([1, 2]) == 1.5\n"
-    )
+    project = stats_project(tmp_path / "stats")
     cache = tmp_path / "cache"
-    script = tmp_path / "script.json"
-    fixed = {"path": "stats.py", "content": "def mean(values):\n    return sum(values) / len(values)\n"}
-    script.write_text(json.dumps([
-        {"tool_calls": [{"name": "ask_for_help", "arguments": {"question": "assert mean([1, 2]) == 1.5"}}]},
-        {"tool_calls": [{"name": "write_file", "arguments": fixed}]},
-        {"content": "done"},
-    ]))  # fmt: skip
+    steps = [call("ask_for_help", question="assert mean([1, 2]) == 1.5"), write_file("stats.py", RIGHT)]
+    model = scripted(tmp_path / "script.json", [*steps, {"content": "done"}])
     env = {"BUILDFIXER_CACHE_DIR": str(cache), "PATH": "/usr/bin:/bin:/usr/local/bin"}
 
     def fix(target: Path) -> dict:
-        cmd = [sys.executable, "-m", "buildfixer", "fix", str(target), "--model", f"scripted:{script}",
+        cmd = [sys.executable, "-m", "buildfixer", "fix", str(target), "--model", model,
                "--toolset", "industrial", "--dry-run", "--json"]  # fmt: skip
         done = subprocess.run(
             cmd, capture_output=True, text=True, timeout=600, env={**env, "HOME": str(tmp_path)}

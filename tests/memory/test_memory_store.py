@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from buildfixer.core.errors import BuildfixerError
-from buildfixer.memory.select import rank, relevant
+from buildfixer.memory.select import rank_hits, relevant
 from buildfixer.memory.sources import read_entries
 from buildfixer.memory.store import Entry, FixMemory, fts_query
 
@@ -51,7 +51,7 @@ def test_past_success_breaks_ties_of_relevance(memory: FixMemory) -> None:
     for _ in range(3):
         memory.record_use(first, succeeded=False)
         memory.record_use(second, succeeded=True)
-    ranked = rank(memory.search("cannot find symbol Foo"), category="syntax")
+    ranked = rank_hits(memory.search("cannot find symbol Foo"), category="syntax")
     assert [hit.id for hit in ranked] == [second, first] and ranked[0].successes == 3
 
 

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from buildfixer.report.passk import aggregate, aggregate_by, ks_for, pass_at_k, tally
+from buildfixer.reports.passk import aggregate, aggregate_by, ks_for, pass_at_k, tally
 
 
 def exact(n: int, c: int, k: int) -> float:

@@ -10,9 +10,9 @@ import pytest
 
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.core.stops import StopKind
-from buildfixer.report.compare import compare_command, compare_runs, render_compare
-from buildfixer.report.plots import histogram_svg, pass_at_k_svg
-from buildfixer.report.run_report import (
+from buildfixer.reports.compare import compare_command, compare_runs, render_compare
+from buildfixer.reports.plots import histogram_svg, pass_at_k_svg
+from buildfixer.reports.run_report import (
     build_report,
     load_run,
     render_html,

@@ -10,17 +10,17 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from buildfixer.bench.progress_bar import result_line
+from buildfixer.bench.progress_bar import attempt_line
 from buildfixer.bench.rundir import model_name
 from buildfixer.cli.main import app
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.logs.keywords import keyword_category
-from buildfixer.report.compare import compare_command
-from buildfixer.report.formats import latex_escape, render_markdown
-from buildfixer.report.passk import bootstrap_ci, pass_at_k
-from buildfixer.report.plots import pass_at_k_svg
-from buildfixer.report.run_report import build_report, load_run, report_command
-from buildfixer.report.trajectory_stats import token_kinds, tool_sequence
+from buildfixer.reports.compare import compare_command
+from buildfixer.reports.formats import latex_escape, render_markdown
+from buildfixer.reports.passk import bootstrap_ci, pass_at_k
+from buildfixer.reports.plots import pass_at_k_svg
+from buildfixer.reports.run_report import build_report, load_run, report_command
+from buildfixer.reports.trajectory_stats import token_kinds, tool_sequence
 
 LOG_SYNTAX = (
     "src/main/java/a/App.java:3: error: ';' expected\n        int x = 1\n                 ^\n1 error\n"
@@ -198,12 +198,12 @@ def test_keyword_rules_first_match_wins() -> None:
 
 
 def test_progress_line_names_the_stop_kind() -> None:
-    line = result_line(
+    line = attempt_line(
         {"instance_id": "x", "sample": 1, "resolved": False, "status": "failure", "stop": "budget_calls"}
     )
     assert "x #1 (failure, budget_calls)" in line
     done = {"instance_id": "y", "sample": 0, "resolved": True, "status": "success", "stop": "resolved"}
-    assert result_line(done).endswith("y #0 (success)")
+    assert attempt_line(done).endswith("y #0 (success)")
 
 
 def test_bundled_dataset_by_name(tmp_path: Path) -> None:

@@ -10,28 +10,19 @@ snapshot or a trajectory in the cache) fails.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
 from buildfixer.cli.main import main
+from support.git import Repo
 
 GOOD_PY = "def add(a, b):\n    return a + b\n"
 BROKEN_PY = "def add(a, b)\n    return a + b\n"
 PYPROJECT = '[project]\nname = "tinycalc"\nversion = "0.1.0"\n'
 # Provider credentials a case may not see (the "missing key" cases), and our own settings.
 CREDENTIALS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "BUILDFIXER_API_KEY", "BUILDFIXER_API_BASE")
-
-
-def _git(cwd: Path, *args: str) -> str:
-    date = "2024-01-01T00:00:00"
-    env = {**os.environ, "GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date}
-    command = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args]
-    done = subprocess.run(command, cwd=cwd, env=env, check=True, capture_output=True, text=True)
-    return done.stdout.strip()
 
 
 def _instance(repo: str, base: str, fix: str, patch: str, number: int = 0) -> dict[str, object]:
@@ -60,20 +51,11 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (w / "emptydir").mkdir()
     _write(w / "emptydir-with-notes" / "notes.md", "no build here\n")
     # A git repository with a broken commit and its fix, and a dataset of it.
-    repo = w / "repo"
-    repo.mkdir()
-    _git(repo, "init", "-q")
-    _write(repo / "pyproject.toml", PYPROJECT)
-    _write(repo / "src" / "tinycalc" / "__init__.py", GOOD_PY)
-    _git(repo, "add", "-A")
-    _git(repo, "commit", "-qm", "good")
-    _write(repo / "src" / "tinycalc" / "__init__.py", BROKEN_PY)
-    _git(repo, "commit", "-qam", "break")
-    base = _git(repo, "rev-parse", "HEAD")
-    _write(repo / "src" / "tinycalc" / "__init__.py", GOOD_PY)
-    _git(repo, "commit", "-qam", "fix")
-    fix = _git(repo, "rev-parse", "HEAD")
-    patch = _git(repo, "diff", base, fix) + "\n"
+    repo = Repo(w / "repo")
+    repo.commit("good", {"pyproject.toml": PYPROJECT, "src/tinycalc/__init__.py": GOOD_PY})
+    base = repo.commit("break", {"src/tinycalc/__init__.py": BROKEN_PY})
+    fix = repo.commit("fix", {"src/tinycalc/__init__.py": GOOD_PY})
+    patch = repo.diff(base, fix)
     good = [_instance("repo", base, fix, patch, 0), _instance("repo", base, fix, patch, 1)]
     _write(w / "dataset.jsonl", "".join(json.dumps(i) + "\n" for i in good))
     _write(w / "missing-repo.jsonl", json.dumps(_instance("no-such-repo", base, fix, patch)) + "\n")

@@ -103,6 +103,7 @@ HOOKS = {"gradle-build-script": _gradle, "maven-unit-test": _maven, "python-setu
          "python-conftest": _conftest, "npm-script": _npm}  # fmt: skip
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("hook", sorted(HOOKS))
 def test_build_script_escape(hook: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     home = tmp_path / "home"

@@ -98,6 +98,7 @@ def test_what_a_sandboxed_build_planted_never_runs_unsandboxed(tmp_path: Path) -
         assert bare.shared_cache(name) != boxed.shared_cache(name)
 
 
+@pytest.mark.slow
 def test_the_build_command_gives_each_project_its_own_caches(tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     for name in ("one", "two"):

@@ -9,7 +9,6 @@ it points, and not one byte of the project written. Links inside the project sti
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import re
 import subprocess
@@ -21,6 +20,8 @@ import pytest
 from buildfixer.delivery.fix import CopyConflict, copy_back, fix_project
 from buildfixer.harness.attempt import AttemptConfig
 from buildfixer.workspace.workspace import Workspace
+from support.model import scripted, write_file
+from support.projects import FIXED_JS, npm_project
 
 FIXED = "class App { int fixed; }\n"
 
@@ -205,32 +206,17 @@ def test_what_lands_is_the_diff_that_was_shown(project: Path, tmp_path: Path, ca
 
 # ---- the whole `fix`: the agent's shell makes the link ---------------------------------------------
 
-BROKEN_JS = "function total(a, b) {\n  return a + b\n}}\n"
-FIXED_JS = "function total(a, b) {\n  return a + b\n}\n"
-
-
-def npm_project(root: Path) -> Path:
-    root.mkdir()
-    package = {"name": "demo", "version": "1.0.0", "scripts": {"build": "node --check app.js"}}
-    (root / "package.json").write_text(json.dumps(package))
-    (root / "app.js").write_text(BROKEN_JS)
-    return root
-
-
 @pytest.mark.slow
 def test_fix_refuses_a_repair_whose_shell_linked_a_secret(tmp_path: Path) -> None:
     project = npm_project(tmp_path / "project")
     before = digest(project)
     steps = [
         {"tool_calls": [{"name": "run_sh", "arguments": {"command": "ln -s /root/.ssh/id_rsa leak.txt"}}]},
-        {"tool_calls": [{"name": "write_file", "arguments": {"path": "app.js", "content": FIXED_JS}}]},
+        write_file("app.js", FIXED_JS),
         {"content": "Fixed the extra brace."},
     ]
-    script = tmp_path / "script.json"
-    script.write_text(json.dumps(steps))
-    config = AttemptConfig(
-        model=f"scripted:{script}", toolset="industrial", trajectory_path=tmp_path / "t.json"
-    )
+    model = scripted(tmp_path / "script.json", steps)
+    config = AttemptConfig(model=model, toolset="industrial", trajectory_path=tmp_path / "t.json")
     outcome = fix_project(project, config)
     assert outcome.attempt.resolved, outcome.attempt.stop
     assert "leak.txt" in outcome.changed_files

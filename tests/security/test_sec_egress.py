@@ -14,8 +14,8 @@ import pytest
 from buildfixer.buildsys.options import BuildOptions
 from buildfixer.buildsys.project import build_project
 from buildfixer.buildsys.sandbox import egress
-from buildfixer.tools.context import ToolContext
 from buildfixer.tools.shell import shell_tools
+from support.tools import tool_context
 
 PROXY = f"127.0.0.1:{egress.PROXY_PORT}"
 # A request sent raw to the proxy from inside; prints the status line it got back.
@@ -30,7 +30,7 @@ print("STATUS", (s.recv(200).split(b"\\r\\n")[0] or b"closed").decode())
 def run_shell(tmp_path: Path, command: str) -> str:
     root = tmp_path / "ws"
     root.mkdir(exist_ok=True)
-    ctx = ToolContext(root=root, build_system="maven", options=BuildOptions(cache_dir=tmp_path / "cache"))
+    ctx = tool_context(root, "maven", cache_dir=tmp_path / "cache")
     run = next(t for t in shell_tools(ctx) if t.name == "run_shell")
     return run.call({"shell_command": command})
 
@@ -138,6 +138,7 @@ PHONE_HOME = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("system", sorted(PHONE_HOME))
 def test_build_scripts_cannot_phone_home(system: str, tmp_path: Path) -> None:
     project = tmp_path / system

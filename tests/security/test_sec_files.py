@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 
 from buildfixer.tools.base import Tool, ToolError
-from buildfixer.tools.context import ToolContext
 from buildfixer.tools.dependency import dependency_tools
 from buildfixer.tools.files import file_tools
+from support.tools import tool_context, tools_by_name
 
 ROUNDS = 3000
 RACE_S = 60
@@ -91,8 +91,7 @@ def ws(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def tools(ws: Path) -> dict[str, Tool]:
-    ctx = ToolContext(ws, "gradle")
-    return {tool.name: tool for tool in file_tools(ctx) + dependency_tools(ctx)}
+    return tools_by_name(tool_context(ws, "gradle"), file_tools, dependency_tools)
 
 
 def snapshot(root: Path) -> dict[str, bytes]:
@@ -259,7 +258,8 @@ def test_searches_skip_hard_linked_files(
 
 
 @pytest.fixture
-def repo(ws: Path) -> Path:
+def git_ws(ws: Path) -> Path:
+    """The workspace with git metadata in it (no repository: only what the tools must not write)."""
     (ws / ".git" / "hooks").mkdir(parents=True)
     (ws / ".git" / "config").write_text("[core]\n\tbare = false\n")
     (ws / "sub").mkdir()
@@ -283,17 +283,17 @@ GIT_WRITES = {
 
 
 @pytest.mark.parametrize("attack", list(GIT_WRITES))
-def test_git_metadata_is_never_written(attack: str, repo: Path, tools: dict[str, Tool]) -> None:
+def test_git_metadata_is_never_written(attack: str, git_ws: Path, tools: dict[str, Tool]) -> None:
     name, args = GIT_WRITES[attack]
-    args = {k: v.replace("{root}", str(repo)) for k, v in args.items()}
-    before = snapshot(repo)
+    args = {k: v.replace("{root}", str(git_ws)) for k, v in args.items()}
+    before = snapshot(git_ws)
     with pytest.raises(ToolError, match=r"is in \.git"):
         tools[name].call(args)
-    assert snapshot(repo) == before
-    assert not (repo / "lib").exists()
+    assert snapshot(git_ws) == before
+    assert not (git_ws / "lib").exists()
 
 
-def test_git_metadata_can_still_be_read(repo: Path, tools: dict[str, Tool]) -> None:
+def test_git_metadata_can_still_be_read(git_ws: Path, tools: dict[str, Tool]) -> None:
     assert "bare = false" in tools["read_file"].call({"path": ".git/config"})
     assert tools["write_file"].call({"path": "gitignore.txt", "content": "x\n"}).startswith("wrote")
 

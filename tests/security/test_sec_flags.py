@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from buildfixer.buildsys.options import BuildOptions
 from buildfixer.buildsys.project import stop_daemons
 from buildfixer.examples import materialize_base
 from buildfixer.tools.base import Tool, ToolError
 from buildfixer.tools.build_commands import command_tools, confine_paths
 from buildfixer.tools.context import ToolContext
+from support.tools import tool_context
 
 # (command, text the refusal must quote); {out} is a directory outside the workspace.
 GRADLE = [
@@ -116,7 +116,7 @@ def outside(tmp_path: Path) -> Path:
 def project(tmp_path: Path, system: str, outside: Path) -> tuple[ToolContext, Tool]:
     root = materialize_base(SYSTEMS[system][0], tmp_path / "ws")
     os.symlink(outside, root / "outlink")
-    ctx = ToolContext(root, system, BuildOptions(timeout_s=600))
+    ctx = tool_context(root, system, timeout_s=600)
     tool = next(t for t in command_tools(ctx) if t.name == SYSTEMS[system][1])
     return ctx, tool
 
@@ -158,7 +158,7 @@ def test_argument_naming_an_outside_path_is_refused(
 def test_inside_paths_and_ordinary_arguments_pass(args: list[str], tmp_path: Path) -> None:
     root = tmp_path / "ws"
     (root / "app").mkdir(parents=True)
-    ctx = ToolContext(root, "gradle")
+    ctx = tool_context(root, "gradle")
     concrete = [arg.format(root=ctx.root) for arg in args]
     assert confine_paths(ctx, concrete) == concrete
 

@@ -12,9 +12,6 @@ are attacked the same way.
 from __future__ import annotations
 
 import hashlib
-import json
-import os
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
@@ -25,15 +22,11 @@ from buildfixer.delivery.fix import CopyConflict, copy_back, fix_project
 from buildfixer.harness.attempt import AttemptConfig
 from buildfixer.workspace.ledger import EditLedger
 from buildfixer.workspace.workspace import Workspace, apply_patch
+from support.git import Repo, git
+from support.model import scripted, write_file
+from support.projects import FIXED_JS, npm_project
 
 FIXED = "class App { int fixed; }\n"
-CLEAN_ENV = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-
-
-def run_git(*args: str, cwd: Path) -> str:
-    """The test's own git (clean environment), to build fixtures and attacks."""
-    argv = ["git", "-c", "user.name=t", "-c", "user.email=t@e", *args]
-    return subprocess.run(argv, cwd=cwd, check=True, capture_output=True, text=True, env=CLEAN_ENV).stdout
 
 
 def digest(root: Path) -> str:
@@ -52,9 +45,7 @@ def project(tmp_path: Path) -> Path:
     root.mkdir()
     (root / "App.java").write_text("class App { broken }\n")
     (root / "README.md").write_text("readme\n")
-    run_git("init", "-q", cwd=root)
-    run_git("add", "-A", cwd=root)
-    run_git("commit", "-qm", "base", cwd=root)
+    Repo(root).commit("base")
     return root
 
 
@@ -74,7 +65,7 @@ class Scene:
 
     def evil_gitdir(self, where: Path, config: str, hooks: bool = False) -> Path:
         """A real git directory at `where` (inside the workspace) with an attacker's config and hooks."""
-        run_git("init", "-q", "--bare", str(where), cwd=self.root)
+        git(self.root, "init", "-q", "--bare", str(where))
         with (where / "config").open("a") as out:
             out.write("[core]\n\tbare = false\n" + config)
         if hooks:
@@ -131,9 +122,9 @@ def nested_repository(scene: Scene) -> None:
     sub = scene.root / "sub"
     sub.mkdir()
     (sub / "f.txt").write_text("one\n")
-    run_git("init", "-q", str(sub), cwd=scene.root)
-    run_git("add", "-A", cwd=sub)
-    run_git("commit", "-qm", "x", cwd=sub)
+    git(scene.root, "init", "-q", str(sub))
+    git(sub, "add", "-A")
+    git(sub, "commit", "-qm", "x")
     with (sub / ".git" / "config").open("a") as out:
         out.write(f"[core]\n{fsmonitor(scene)}[filter \"x\"]\n\tclean = {scene.touch}; cat\n")
     (sub / ".gitattributes").write_text("* filter=x\n")
@@ -180,7 +171,7 @@ def exercise(ws: Workspace, ledger: EditLedger, project: Path) -> tuple[list[str
     started = ledger.before_build()
     (ws.root / "README.md").write_text("rewritten by the build\n")  # a build side effect
     ledger.after_build(started, "o", None)
-    kept, _ = ledger.settle()
+    kept, _ = ledger.undo_side_effects()
     ledger.repair_tree()
     changed = ws.changed_files(kept)
     patch = ws.diff(changed)
@@ -331,42 +322,28 @@ def test_apply_patch_ignores_a_worktree_redirect(project: Path, tmp_path: Path, 
 
 # ---- the whole `fix`: the agent rewrites `.git` with its own tools ----------------------------------
 
-BROKEN_JS = "function total(a, b) {\n  return a + b\n}}\n"
-FIXED_JS = "function total(a, b) {\n  return a + b\n}\n"
-
-
-def write(path: str, content: str) -> dict:
-    return {"tool_calls": [{"name": "write_file", "arguments": {"path": path, "content": content}}]}
-
-
 @pytest.mark.slow
 def test_fix_with_an_agent_that_rewrites_dot_git(tmp_path: Path) -> None:
     """The agent points `.git` at a repository of its own, builds (the ledger pictures the tree
     before and after), removes its traces and repairs: its fsmonitor and filter never run."""
-    project = tmp_path / "project"
-    project.mkdir()
-    package = {"name": "demo", "version": "1.0.0", "scripts": {"build": "node --check app.js"}}
-    (project / "package.json").write_text(json.dumps(package))
-    (project / "app.js").write_text(BROKEN_JS)
+    project = npm_project(tmp_path / "project")
     marker = tmp_path / "PWNED"
     config = (
         f"[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tfsmonitor = touch {marker}; false\n"
         f"[filter \"x\"]\n\tclean = touch {marker}; cat\n"
     )
     steps = [
-        write(".git", "gitdir: evil\n"), write("evil/HEAD", "ref: refs/heads/main\n"),
-        write("evil/config", config), write("evil/objects/keep", ""), write("evil/refs/heads/keep", ""),
-        write(".gitattributes", "* filter=x\n"),
+        write_file(".git", "gitdir: evil\n"), write_file("evil/HEAD", "ref: refs/heads/main\n"),
+        write_file("evil/config", config), write_file("evil/objects/keep", ""),
+        write_file("evil/refs/heads/keep", ""),
+        write_file(".gitattributes", "* filter=x\n"),
         {"tool_calls": [{"name": "validate_and_build", "arguments": {}}]},
         {"tool_calls": [{"name": "run_sh", "arguments": {"command": "rm -rf evil .gitattributes"}}]},
-        write("app.js", FIXED_JS),
+        write_file("app.js", FIXED_JS),
         {"content": "Removed the extra brace."},
     ]  # fmt: skip
-    script = tmp_path / "script.json"
-    script.write_text(json.dumps(steps))
-    attempt = AttemptConfig(
-        model=f"scripted:{script}", toolset="industrial", trajectory_path=tmp_path / "t.json"
-    )
+    model = scripted(tmp_path / "script.json", steps)
+    attempt = AttemptConfig(model=model, toolset="industrial", trajectory_path=tmp_path / "t.json")
     outcome = fix_project(project, attempt)
     assert not marker.exists(), "buildfixer's git ran the agent's command"
     assert outcome.attempt.resolved and outcome.applied, (outcome.attempt.stop, outcome.conflict)

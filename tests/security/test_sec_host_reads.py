@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import difflib
 import os
-import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,12 +27,15 @@ from buildfixer.judge.judge import judge_patch
 from buildfixer.tools.base import Tool, ToolError
 from buildfixer.tools.build_support import condensed_view
 from buildfixer.tools.build_tools import build_tools
-from buildfixer.tools.context import ToolContext
 from buildfixer.tools.dependency import dependency_tools
 from buildfixer.workspace.ledger import EditLedger, small_ignored_files
+from support.git import Repo
+from support.projects import stats_project
+from support.tools import tool_context, tools_by_name
 
 SECRET = "TOP-SECRET-VALUE-4711"
 KINDS = ("absolute", "relative", "parent")
+pytestmark = pytest.mark.usefixtures("private_home")  # the user's ~/.m2 and ~/.gradle stay out of sight
 
 
 @dataclass
@@ -99,13 +101,6 @@ def outside(tmp_path: Path) -> Path:
     path = tmp_path / "outside"
     path.mkdir()
     return path
-
-
-@pytest.fixture(autouse=True)
-def private_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The user's ~/.m2 and ~/.gradle caches stay out of sight."""
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    monkeypatch.delenv("GRADLE_USER_HOME", raising=False)
 
 
 def run_attacks(
@@ -196,7 +191,7 @@ def test_upgrade_gradle_neither_reads_nor_writes_through_links(tmp_path: Path, o
         plant(root, rel, kind, outside, WRAPPER_TEXT if rel == WRAPPER else SCRIPT_TEXT)
         if rel == WRAPPER:
             (root / "build.gradle").write_text("apply plugin: 'java'\n")
-        tools = {t.name: t for t in build_tools(ToolContext(root, "gradle"))}
+        tools = tools_by_name(tool_context(root, "gradle"), build_tools)
         return call(tools["upgrade_gradle"], {"version": "8.5"})
 
     cases = [(kind, WRAPPER) for kind in KINDS] + [("absolute", "build.gradle"), ("relative", "build.gradle")]
@@ -226,10 +221,9 @@ def test_dependency_tools_never_read_or_write_build_files_through_links(
         if "/" in rel:  # the module's directory is the link: the root has a build file of its own
             (root / "build.gradle").write_text("apply plugin: 'java'\n")
             (root / "settings.gradle").write_text("include 'app'\n")
-        options = BuildOptions(cache_dir=tmp_path / "cache", offline=True)
-        tools = {
-            t.name: t for t in dependency_tools(ToolContext(root, "maven" if maven else "gradle", options))
-        }
+        system = "maven" if maven else "gradle"
+        context = tool_context(root, system, cache_dir=tmp_path / "cache", offline=True)
+        tools = tools_by_name(context, dependency_tools)
         outputs = [
             call(tools["dependency_upgrade"], {"dependency": "gson", "version": "2.10.1"}),
             call(
@@ -300,19 +294,11 @@ def test_recipes_never_copy_or_scan_files_through_links(tmp_path: Path, outside:
 # --- the edit ledger -------------------------------------------------------------------------------------
 
 
-def git(root: Path, *args: str) -> None:
-    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@t"}  # fmt: skip
-    subprocess.run(["git", *args], cwd=root, env=env, check=True, capture_output=True)
-
-
 def test_ledger_never_removes_or_reads_files_through_links(tmp_path: Path, outside: Path) -> None:
     def attack(root: Path, kind: str, rel: str) -> str:
         (root / "README").write_text("base\n")
         (root / ".gitignore").write_text("*.local\n")
-        git(root, "init", "-q")
-        git(root, "add", "-A")
-        git(root, "commit", "-qm", "base")
+        Repo(root).commit("base")
         ledger = EditLedger.open(root)
         assert ledger is not None
         # What a build left behind, then swapped for a link between git's listing and the removal.
@@ -351,11 +337,7 @@ for link, target in LINKS.items():
 
 @pytest.mark.slow
 def test_judge_never_reads_test_reports_through_links(tmp_path: Path, outside: Path) -> None:
-    project = tmp_path / "stats"
-    (project / "tests").mkdir(parents=True)
-    (project / "pyproject.toml").write_text('[project]\nname = "stats"\nversion = "1"\n')
-    (project / "stats.py").write_text(STATS)
-    (project / "tests" / "test_stats.py").write_text(TESTS)
+    project = stats_project(tmp_path / "stats", stats=STATS, test=TESTS)
     canaries = {kind: outside / f"{kind}.xml" for kind in ("absolute", "relative")}
     (outside / "dir").mkdir()
     canaries["parent"] = outside / "dir" / "TEST-x.xml"

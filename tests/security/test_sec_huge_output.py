@@ -184,6 +184,7 @@ def assert_bounded(report: dict, peak_mb: float, megabytes: int) -> None:
     assert len(report["raw"]) < 20_000 and len(report["condensed"]) < 20_000
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("where", ["first_lines", "last_lines"])
 def test_root_error_of_a_120_mb_flood(where: str, scratch: Path):
     head, tail = (JAVAC_ERROR, "") if where == "first_lines" else ("", GRADLE_FAILURE)
@@ -200,6 +201,7 @@ def test_root_error_of_a_120_mb_flood(where: str, scratch: Path):
     assert "of the log skipped here" in report["raw"]  # the view says that the middle is left out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", sorted(FLOODS))
 def test_pathological_output_is_bounded(kind: str, scratch: Path):
     project = flood_project(scratch / "project", FLOODS[kind], 100, tail=JAVAC_ERROR)

@@ -21,8 +21,9 @@ import pytest
 
 from buildfixer.workspace.owners import owner_pid
 from buildfixer.workspace.workspace import Workspace
-
-BROKEN_JS = "function total(a, b) {\n  return a + b\n}}\n"
+from support.git import Repo
+from support.model import scripted
+from support.projects import BROKEN_JS, npm_project
 
 
 def dead_pid() -> int:
@@ -32,20 +33,11 @@ def dead_pid() -> int:
     return proc.pid
 
 
-def run_git(*args: str, cwd: Path) -> None:
-    argv = ["git", "-c", "user.name=t", "-c", "user.email=t@e", *args]
-    subprocess.run(argv, cwd=cwd, check=True, capture_output=True)
-
-
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    root = tmp_path / "repo"
-    root.mkdir()
-    (root / "a.txt").write_text("a\n")
-    run_git("init", "-q", cwd=root)
-    run_git("add", "-A", cwd=root)
-    run_git("commit", "-qm", "a", cwd=root)
-    return root
+    repo = Repo(tmp_path / "repo")
+    repo.commit("a", {"a.txt": "a\n"})
+    return repo.path
 
 
 def leftovers(parent: Path, pid: int) -> list[str]:
@@ -113,19 +105,10 @@ def processes_mentioning(text: str) -> list[int]:
     return found
 
 
-def npm_project(root: Path) -> Path:
-    root.mkdir()
-    package = {"name": "demo", "version": "1.0.0", "scripts": {"build": "node --check app.js"}}
-    (root / "package.json").write_text(json.dumps(package))
-    (root / "app.js").write_text(BROKEN_JS)
-    return root
-
-
 def fix_command(project: Path, steps: list[dict], tmp_path: Path, name: str) -> list[str]:
-    script = tmp_path / f"{name}.json"
-    script.write_text(json.dumps(steps))
+    model = scripted(tmp_path / f"{name}.json", steps)
     return [
-        sys.executable, "-m", "buildfixer", "fix", str(project), "--model", f"scripted:{script}",
+        sys.executable, "-m", "buildfixer", "fix", str(project), "--model", model,
         "--toolset", "industrial", "--trajectory", str(tmp_path / f"{name}-trajectory.json"), "--json",
     ]  # fmt: skip
 

@@ -101,6 +101,7 @@ def test_one_huge_file_is_refused(tmp_path: Path, monkeypatch) -> None:
     assert (tmp_path / "p" / "big").stat().st_size <= 8 << 20
 
 
+@pytest.mark.slow
 def test_cpu_time_is_bounded(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv(VARIABLES["cpu_s"], "2")
     run, log, took = bomb(tmp_path, f"exec {shutil.which('python3') or 'python3'} -c 'while True: pass'")

@@ -23,9 +23,9 @@ from buildfixer.core.chat import Message, ModelReply, ToolCall, Usage
 from buildfixer.core.stops import StopKind
 from buildfixer.tools import patterns
 from buildfixer.tools.base import Tool, ToolError, make_tool
-from buildfixer.tools.context import ToolContext
 from buildfixer.tools.files import file_tools
 from buildfixer.tools.web import CommandSearchProvider, web_tools
+from support.tools import tool_context, tools_by_name
 
 MEGABYTE_LINE = "a" * 1_000_000 + "b\n"
 
@@ -41,7 +41,7 @@ def ws(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def tools(ws: Path) -> dict[str, Tool]:
-    return {tool.name: tool for tool in file_tools(ToolContext(ws, "gradle"))}
+    return tools_by_name(tool_context(ws, "gradle"), file_tools)
 
 
 def timed(run) -> tuple[float, object]:
@@ -124,9 +124,8 @@ def asking(*calls: tuple[str, dict], usage: Usage | None = None) -> ModelReply:
 
 
 def test_a_hanging_search_command_is_stopped_by_the_time_budget(tmp_path: Path) -> None:
-    ctx = ToolContext(
-        tmp_path, "gradle", search=CommandSearchProvider(["sh", "-c", "sleep 5", "search"], timeout_s=60)
-    )
+    search = CommandSearchProvider(["sh", "-c", "sleep 5", "search"], timeout_s=60)
+    ctx = tool_context(tmp_path, "gradle", search=search)
     model = Script([asking(("search_google", {"query": "gradle error"}))])
     trajectory = Trajectory(None)
     loop = ToolLoop(model, web_tools(ctx), Budget(max_calls=10, max_wall_s=1.0))

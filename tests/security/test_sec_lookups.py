@@ -33,8 +33,8 @@ from buildfixer.buildsys.sandbox import egress, variables
 from buildfixer.deps import asof, manage, registry
 from buildfixer.llm import redact
 from buildfixer.tools.base import ToolError
-from buildfixer.tools.context import ToolContext
 from buildfixer.tools.dependency import dependency_tools
+from support.tools import tool_context
 
 METADATA = (
     b"<metadata><groupId>com.example</groupId><artifactId>widget</artifactId><versioning><versions>"
@@ -157,7 +157,7 @@ def test_the_upgrade_tool_does_not_ask_a_loopback_repository(
     """`dependency_upgrade` without a version looks the newest up in the declared repositories."""
     url = f"http://127.0.0.1:{recorder.port}/maven2"
     project = gradle_project(tmp_path / "p", url)
-    ctx = ToolContext(project, "gradle", BuildOptions(cache_dir=tmp_path / "cache"))
+    ctx = tool_context(project, "gradle", cache_dir=tmp_path / "cache")
     upgrade = next(t for t in dependency_tools(ctx) if t.name == "dependency_upgrade")
     with caplog.at_level(logging.WARNING):
         try:

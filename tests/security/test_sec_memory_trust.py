@@ -13,7 +13,6 @@ benchmark on a dataset never writes to the memory `fix` reads. Builds run unconf
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 import subprocess
 import sys
@@ -26,34 +25,22 @@ from buildfixer.harness.remember import knowledge_for
 from buildfixer.memory.knowledge import MemoryKnowledgeBase
 from buildfixer.memory.store import USER, Entry, FixMemory
 from buildfixer.memory.trust import allowed_origins, instance_domain, normalize_remote, repository_domain
+from support.git import CLEAN_ENV, Repo, git
+from support.model import replace, scripted, write_file
+from support.projects import RIGHT, stats_project
 
-PYPROJECT = '[project]\nname = "stats"\nversion = "1"\n'
-TEST = "from stats import mean\n\n\ndef test_mean():\n    assert mean([1, 2]) == 1.5\n"
-RIGHT = "def mean(values):\n    return sum(values) / len(values)\n"
-FLOORED = "def mean(values):\n    return sum(values) // len(values)\n"  # test_mean fails
 HOSTILE = "https://example.com/mallory/stats.git"
 VICTIM = "https://example.com/alice/stats.git"
 PAYLOAD = "pwned"
 ERROR = "tests/test_stats.py:5: tests/test_stats.py::test_mean - assert 1 == 1.5"
-CLEAN_ENV = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-
-
-def run_git(cwd: Path, *args: str) -> str:
-    argv = ["git", "-c", "user.name=t", "-c", "user.email=t@e", *args]
-    return subprocess.run(argv, cwd=cwd, check=True, capture_output=True, text=True, env=CLEAN_ENV).stdout
 
 
 def project(where: Path, remote: str | None) -> Path:
     """The stats project, failing test_mean, committed in a repository with that remote."""
-    (where / "tests").mkdir(parents=True)
-    (where / "pyproject.toml").write_text(PYPROJECT)
-    (where / "stats.py").write_text(FLOORED)
-    (where / "tests" / "test_stats.py").write_text(TEST)
-    run_git(where, "init", "-q")
-    run_git(where, "add", "-A")
-    run_git(where, "commit", "-qm", "stats")
+    repo = Repo(stats_project(where))
+    repo.commit("stats")
     if remote:
-        run_git(where, "remote", "add", "origin", remote)
+        repo.git("remote", "add", "origin", remote)
     return where
 
 
@@ -79,15 +66,12 @@ def learned(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A memory that learned, on the hostile repository A, a repair carrying the payload."""
     work = tmp_path_factory.mktemp("learned")
     hostile = project(work / "hostile", HOSTILE)
-    script = work / "script.json"
-    script.write_text(json.dumps([
-        {"tool_calls": [{"name": "write_file", "arguments": {"path": "stats.py", "content": RIGHT}}]},
-        {"tool_calls": [{"name": "write_file", "arguments": {"path": PAYLOAD, "content": "payload\n"}}]},
-        {"content": "Fixed mean."},
-    ]))  # fmt: skip
+    model = scripted(work / "script.json", [
+        write_file("stats.py", RIGHT), write_file(PAYLOAD, "payload\n"), {"content": "Fixed mean."}
+    ])  # fmt: skip
     memory = work / "fixes.sqlite3"
     done = buildfixer(
-        "fix", str(hostile), "--agent", "pipeline", "--model", f"scripted:{script}", "--no-sandbox",
+        "fix", str(hostile), "--agent", "pipeline", "--model", model, "--no-sandbox",
         "--dry-run", "--json", memory=memory,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]
@@ -171,24 +155,19 @@ def test_widened_trust_replays_another_repositorys_fix(memory: Path, tmp_path: P
 @pytest.mark.slow
 def test_a_benchmark_on_a_dataset_never_writes_to_the_memory_fix_reads(tmp_path: Path) -> None:
     repo = project(tmp_path / "repo", None)
-    base = run_git(repo, "rev-parse", "HEAD").strip()
+    base = git(repo, "rev-parse", "HEAD")
     (repo / "stats.py").write_text(RIGHT)
-    run_git(repo, "commit", "-qam", "fix")
-    fixed = run_git(repo, "rev-parse", "HEAD").strip()
+    git(repo, "commit", "-qam", "fix")
+    fixed = git(repo, "rev-parse", "HEAD")
     instance = {
         "instance_id": "stats-1", "repo": "repo", "base_commit": base, "fix_commit": fixed,
-        "gold_patch": run_git(repo, "diff", base, fixed), "origin": "human", "category": "test_failure",
+        "gold_patch": git(repo, "diff", base, fixed, raw=True), "origin": "human", "category": "test_failure",
         "build_system": "python", "created_at": "2024-01-01T00:00:00",
     }  # fmt: skip
     dataset = tmp_path / "dataset.jsonl"
     dataset.write_text(json.dumps(instance) + "\n")
-    script = tmp_path / "script.json"
-    script.write_text(json.dumps([
-        {"tool_calls": [{"name": "replace", "arguments": {
-            "file_path": "stats.py", "old_string": "//", "new_string": "/"}}]},
-        {"content": "Fixed mean."},
-    ]))  # fmt: skip
-    agent = ("--agent", "tool", "--model", f"scripted:{script}", "--no-sandbox")
+    model = scripted(tmp_path / "script.json", [replace("stats.py", "//", "/"), {"content": "Fixed mean."}])
+    agent = ("--agent", "tool", "--model", model, "--no-sandbox")
     fix_memory = tmp_path / "fix-memory.sqlite3"
     out = tmp_path / "run"
     done = buildfixer("bench", "run", str(dataset), "--out", str(out), *agent, memory=fix_memory)
@@ -288,7 +267,7 @@ def test_the_identity_of_a_project(tmp_path: Path) -> None:
     assert repository_domain(with_remote) == "git:example.com/team/app"
     assert repository_domain(with_remote / "tests") == "git:example.com/team/app"  # a subproject
     no_remote = project(tmp_path / "b", None)
-    root = run_git(no_remote, "rev-list", "--max-parents=0", "HEAD").strip()
+    root = git(no_remote, "rev-list", "--max-parents=0", "HEAD")
     assert repository_domain(no_remote) == f"root:{root}"
     plain = tmp_path / "plain"
     plain.mkdir()

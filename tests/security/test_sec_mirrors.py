@@ -5,7 +5,6 @@ mounted read-only. The review rewrote the workspace's `.git` file to name anothe
 mirror, or another workspace's worktree, and the build read that repository's history.
 """
 
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -16,15 +15,14 @@ from buildfixer.buildsys.project import run_in_sandbox
 from buildfixer.buildsys.sandbox.backends import confinement_for
 from buildfixer.core.build_result import BuildResult
 from buildfixer.workspace.workspace import Workspace
+from support.git import Repo
 
 SECRET = "secret-commit-message-of-the-other-repository"
 
 
 def repository(path: Path, message: str) -> Path:
-    path.mkdir()
-    commit = ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", message]
-    for args in (["init", "-q"], commit):
-        subprocess.run(["git", *args], cwd=path, check=True)
+    """A repository with one (empty) commit."""
+    Repo(path).commit(message)
     return path
 
 
@@ -53,11 +51,11 @@ def test_a_rewritten_git_file_exposes_no_other_repository(target: str, tmp_path:
 
 def test_recipes_read_no_history_through_a_planted_git_file(tmp_path: Path) -> None:
     """The recipes restore a deleted file from git history: only the workspace's recorded history."""
-    host = repository(tmp_path / "host", "host")
-    (host / "app.properties").write_text(f"token={SECRET}\n")
-    steps = (["add", "."], ["commit", "-qm", "add"], ["rm", "-q", "app.properties"], ["commit", "-qm", "rm"])
-    for args in steps:
-        subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=host, check=True)
+    history = Repo(tmp_path / "host")
+    history.commit("host")
+    history.commit("add", {"app.properties": f"token={SECRET}\n"})
+    history.commit("rm", {"app.properties": None})
+    host = history.path
     mine = Workspace.create(repository(tmp_path / "mine", "mine"), cache_dir=tmp_path / "cache")
     try:
         reads = "def p = new Properties()\nfile('app.properties').withInputStream { p.load(it) }\n"

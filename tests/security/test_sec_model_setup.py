@@ -15,7 +15,6 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -27,8 +26,7 @@ from buildfixer.core.chat import Usage
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.harness.config import ModelSettings
 from buildfixer.llm.factory import API_BASE_ENV, API_KEY_ENV, check_model, make_model
-from buildfixer.llm.fake_server import FakeOpenAIServer
-from buildfixer.llm.litellm_model import DEFAULT_MAX_TOKENS, PLACEHOLDER_API_KEY, LiteLLMModel, load_litellm
+from buildfixer.llm.litellm_model import DEFAULT_MAX_TOKENS, PLACEHOLDER_API_KEY, LiteLLMModel
 
 KEY = "sk-test-0123456789abcdefghijkl"
 PROVIDER_KEYS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", API_KEY_ENV, API_BASE_ENV)
@@ -36,32 +34,13 @@ USER = [{"role": "user", "content": "The build fails, fix it."}]
 # A package.json whose build fails at once (a script that exits 1): no dependency, no network.
 PACKAGE = {"name": "tiny", "version": "1.0.0", "scripts": {"build": 'node -e "process.exit(1)"'}}
 GIVE_UP = [{"content": "I cannot fix this."}]
-
-
-@pytest.fixture(scope="module", autouse=True)
-def litellm_loaded() -> Any:
-    """Import litellm once for the module (seconds)."""
-    return load_litellm()
+pytestmark = pytest.mark.usefixtures("litellm_loaded")  # litellm imported once for the module
 
 
 @pytest.fixture(autouse=True)
 def no_provider_keys(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in PROVIDER_KEYS:
         monkeypatch.delenv(name, raising=False)
-
-
-@pytest.fixture
-def serve() -> Iterator[Any]:
-    servers: list[FakeOpenAIServer] = []
-
-    def start(steps: list[dict[str, Any]], **kwargs: Any) -> FakeOpenAIServer:
-        server = FakeOpenAIServer(steps, **kwargs).start()
-        servers.append(server)
-        return server
-
-    yield start
-    for server in servers:
-        server.stop()
 
 
 # ---- what reaches the provider ------------------------------------------------------------------
@@ -146,6 +125,7 @@ def _fix(project: Path, cache: Path, *args: str, env: dict[str, str]) -> subproc
     return subprocess.run(command, capture_output=True, text=True, env=full, timeout=300)
 
 
+@pytest.mark.slow
 def test_fix_sends_max_tokens_and_the_placeholder_to_a_local_server(tmp_path: Path, serve: Any) -> None:
     server = serve(GIVE_UP)
     project = _npm_project(tmp_path)
@@ -159,6 +139,7 @@ def test_fix_sends_max_tokens_and_the_placeholder_to_a_local_server(tmp_path: Pa
     assert server.headers[0]["authorization"] == f"Bearer {PLACEHOLDER_API_KEY}"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("model", "message"),
     [("openai/gpt-4.1", "no credentials: set OPENAI_API_KEY"), ("nosuchprovider/x", "unknown model")],
@@ -210,6 +191,7 @@ def _disguises(secret: str) -> list[bytes]:
     return [raw, raw[::-1], raw.hex().encode(), base64.b64encode(raw).rstrip(b"=")]
 
 
+@pytest.mark.slow
 def test_no_secret_reaches_any_file_a_fix_leaves(tmp_path: Path, serve: Any) -> None:
     """Canary secrets (the API key, a database URL's password, an unknown variable) in the caller's
     environment; after a `fix` that built and sent the log to the model, no file under the cache,

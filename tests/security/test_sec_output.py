@@ -36,6 +36,10 @@ from urllib.parse import urlencode
 
 import pytest
 
+from support import projects
+from support.git import Repo
+from support.model import scripted
+
 CLI = [sys.executable, "-m", "buildfixer"]
 
 # One of each kind of character a terminal obeys, and how it must be shown instead.
@@ -114,23 +118,12 @@ def json_is_exact(out: str, *expected: str) -> None:
 
 # ---- 1. control characters on a terminal --------------------------------------------------------
 
-BROKEN_JS = "function total(a, b) {\n  return a + b\n}}\n"
-REPAIRED_JS = "function total(a, b) {\n  return a + b\n}\n"
-
-
 @pytest.fixture
 def npm_project(tmp_path: Path) -> Path:
     """A git project whose build (`node --check`) fails on a stray brace."""
-    root = tmp_path / "project"
-    root.mkdir()
-    package = {"name": "demo", "version": "1.0.0", "scripts": {"build": "node --check app.js"}}
-    (root / "package.json").write_text(json.dumps(package))
-    (root / "app.js").write_text(BROKEN_JS)
-    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"]
-    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
-    subprocess.run(["git", "add", "-A"], cwd=root, check=True)
-    subprocess.run([*git, "commit", "-qm", "broken"], cwd=root, check=True)
-    return root
+    repo = Repo(projects.npm_project(tmp_path / "project"))
+    repo.commit("broken")
+    return repo.path
 
 
 # Added by the repair: a line per kind of control, and a line longer than a terminal is wide. The
@@ -152,12 +145,12 @@ def hostile_fix(tmp_path: Path, project: Path) -> list[str]:
             "file_path": "app.js", "old_string": "}}\n", "new_string": "}\n" + HOSTILE_LINES}}]},
         {"content": "Fixed the brace."},
     ]  # fmt: skip
-    script = tmp_path / "script.json"
-    script.write_text(json.dumps(steps))
-    return ["fix", str(project), "--model", f"scripted:{script}", "--dry-run", "--no-sandbox",
+    model = scripted(tmp_path / "script.json", steps)
+    return ["fix", str(project), "--model", model, "--dry-run", "--no-sandbox",
             "--trajectory", str(tmp_path / "trajectory.json")]  # fmt: skip
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("node") is None, reason="needs node")
 def test_a_dry_run_on_a_terminal_shows_the_patch_and_tool_names_spelled_out(
     tmp_path: Path, npm_project: Path
@@ -171,13 +164,14 @@ def test_a_dry_run_on_a_terminal_shows_the_patch_and_tool_names_spelled_out(
     assert code in (0, 1), shown  # resolved or not, the patch is what is reviewed
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("node") is None, reason="needs node")
 def test_a_dry_run_piped_gives_the_patch_byte_for_byte(tmp_path: Path, npm_project: Path) -> None:
     done = run(hostile_fix(tmp_path, npm_project))
     assert "diff --git a/app.js b/app.js" in done.stdout, done.stdout + done.stderr
-    assert (npm_project / "app.js").read_text() == BROKEN_JS  # a dry run
+    assert (npm_project / "app.js").read_text() == projects.BROKEN_JS  # a dry run
     subprocess.run(["git", "apply"], cwd=npm_project, input=done.stdout.encode(), check=True)
-    assert (npm_project / "app.js").read_bytes() == (REPAIRED_JS + HOSTILE_LINES).encode()
+    assert (npm_project / "app.js").read_bytes() == (projects.FIXED_JS + HOSTILE_LINES).encode()
     assert not raw_controls(done.stderr)  # the progress lines are for a person
 
 
@@ -247,9 +241,9 @@ def test_memory_search_and_error_messages_show_imported_text_spelled_out(tmp_pat
 def test_progress_lines_show_controls_spelled_out(capsys: pytest.CaptureFixture[str]) -> None:
     from rich.console import Console
 
-    from buildfixer.bench.progress_bar import result_line
+    from buildfixer.bench.progress_bar import attempt_line
     from buildfixer.bench.validate import ValidationResult
-    from buildfixer.cli.bench_commands import result_line as validated_line
+    from buildfixer.cli.bench_commands import validation_line
     from buildfixer.cli.fix_render import ProgressPrinter
     from buildfixer.core.chat import Usage
     from buildfixer.curate.filters import Outcome
@@ -263,11 +257,11 @@ def test_progress_lines_show_controls_spelled_out(capsys: pytest.CaptureFixture[
     # `bench run`'s and `curate`'s live lines (rich markup) and `bench validate`'s (plain).
     console = Console(file=StringIO(), force_terminal=True, color_system=None, width=500)
     row = {"resolved": False, "instance_id": HOSTILE, "sample": 0, "status": HOSTILE, "stop": HOSTILE}
-    console.print(result_line(row))
+    console.print(attempt_line(row))
     console.print(outcome_line(Outcome(key=HOSTILE, mode="history", accepted=False, filter="size",
                                        reason=HOSTILE)))  # fmt: skip
     lines.append(console.file.getvalue())  # type: ignore[attr-defined]
-    lines.append(validated_line(ValidationResult(instance_id=HOSTILE, valid=False, reasons=[HOSTILE])))
+    lines.append(validation_line(ValidationResult(instance_id=HOSTILE, valid=False, reasons=[HOSTILE])))
     for shown in lines:
         assert not raw_controls(shown), (shown, raw_controls(shown))
         assert not spelled(shown), (shown, spelled(shown))
@@ -414,8 +408,8 @@ def test_a_query_starting_with_a_dash_stays_the_query(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from buildfixer.tools.base import ToolError
-    from buildfixer.tools.context import ToolContext
     from buildfixer.tools.web import search_from_env, web_tools
+    from support.tools import tool_context, tools_by_name
 
     script = tmp_path / "search.py"
     script.write_text(SEARCH_SCRIPT)
@@ -423,7 +417,7 @@ def test_a_query_starting_with_a_dash_stays_the_query(
     pwned = tmp_path / "pwned"
     monkeypatch.setenv("BUILDFIXER_SEARCH_CMD", f"{sys.executable} {script} --lang=en")
     monkeypatch.setenv("SEARCH_ARGV", str(record))
-    tool = {t.name: t for t in web_tools(ToolContext(tmp_path, "maven", search=search_from_env()))}
+    tool = tools_by_name(tool_context(tmp_path, "maven", search=search_from_env()), web_tools)
     queries = [f"--out={pwned}", "-h", "--help", "-x gradle error", "--", "-"]
     answers = {}
     for query in queries:

@@ -23,17 +23,10 @@ from buildfixer.bench.resume import REJECTED
 from buildfixer.bench.run import read_results
 from buildfixer.bench.runlock import LOCK_FILE, RunLock
 from buildfixer.core.errors import BuildfixerError
+from support.git import Repo
 
 CLI = [sys.executable, "-m", "buildfixer", "bench", "run"]
 ORACLE = ["--agent", "oracle", "--workers", "1"]
-
-
-def _git(cwd: Path, *args: str) -> str:
-    date = "2024-01-01T00:00:00"
-    env = {**os.environ, "GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date}
-    command = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args]
-    done = subprocess.run(command, cwd=cwd, env=env, check=True, capture_output=True, text=True)
-    return done.stdout.strip()
 
 
 def _package(code: int, sleep_ms: int) -> str:
@@ -43,19 +36,11 @@ def _package(code: int, sleep_ms: int) -> str:
 
 def _dataset(root: Path, sleep_ms: int, count: int) -> Path:
     """A dataset of `count` instances of one npm repository whose build fails (then is fixed)."""
-    repo = root / "repo"
-    repo.mkdir(parents=True)
-    _git(repo, "init", "-q")
-    (repo / "package.json").write_text(_package(0, sleep_ms))
-    _git(repo, "add", "-A")
-    _git(repo, "commit", "-qm", "good")
-    (repo / "package.json").write_text(_package(1, sleep_ms))
-    _git(repo, "commit", "-qam", "break")
-    base = _git(repo, "rev-parse", "HEAD")
-    (repo / "package.json").write_text(_package(0, sleep_ms))
-    _git(repo, "commit", "-qam", "fix")
-    fix = _git(repo, "rev-parse", "HEAD")
-    patch = _git(repo, "diff", base, fix) + "\n"
+    repo = Repo(root / "repo")
+    repo.commit("good", {"package.json": _package(0, sleep_ms)})
+    base = repo.commit("break", {"package.json": _package(1, sleep_ms)})
+    fix = repo.commit("fix", {"package.json": _package(0, sleep_ms)})
+    patch = repo.diff(base, fix)
     lines = []
     for number in range(count):
         lines.append(json.dumps({
@@ -204,6 +189,7 @@ def first_run(quick_dataset: Path, tmp_path_factory: pytest.TempPathFactory) -> 
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", list(LEFT_BEHIND))
 def test_resume_sets_aside_what_it_cannot_use_and_reruns_it(
     quick_dataset: Path, first_run: Path, tmp_path: Path, case: str

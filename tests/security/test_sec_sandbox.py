@@ -22,6 +22,7 @@ from buildfixer.buildsys.sandbox.backends import Bubblewrap, confinement_for
 from buildfixer.buildsys.sandbox.session import SandboxSession
 from buildfixer.tools.context import ToolContext
 from buildfixer.tools.shell import shell_tools
+from support.tools import tool_context
 
 CANARY = "canary-" + uuid.uuid4().hex
 
@@ -48,9 +49,7 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def shell(tmp_path: Path, offline: bool = False) -> tuple[ToolContext, object]:
     root = tmp_path / "ws"
     root.mkdir(exist_ok=True)
-    ctx = ToolContext(
-        root=root, build_system="maven", options=BuildOptions(cache_dir=tmp_path / "cache", offline=offline)
-    )
+    ctx = tool_context(root, "maven", cache_dir=tmp_path / "cache", offline=offline)
     run = next(t for t in shell_tools(ctx) if t.name == "run_shell")
     return ctx, run
 
@@ -114,6 +113,7 @@ def test_frozen_gradle_hooks_cannot_be_planted(tmp_path: Path, home: Path) -> No
     assert (gradle_home / "init.gradle").read_text() == ""
 
 
+@pytest.mark.slow
 def test_other_workspaces_trajectories_and_mirrors_are_hidden(tmp_path: Path, home: Path) -> None:
     ctx, run = shell(tmp_path)
     cache = ctx.options.cache_dir

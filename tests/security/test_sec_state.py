@@ -33,6 +33,7 @@ exit 0
 """
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("npm") is None, reason="npm is not installed")
 def test_planted_links_in_the_build_state_are_never_followed(tmp_path: Path) -> None:
     outside = tmp_path / "outside"

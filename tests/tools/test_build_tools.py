@@ -6,7 +6,6 @@ from pathlib import Path
 import pytest
 
 from buildfixer.buildsys.jdk import discover_jdks
-from buildfixer.buildsys.options import BuildOptions
 from buildfixer.buildsys.project import stop_daemons
 from buildfixer.core.build_result import BuildResult
 from buildfixer.examples import materialize, materialize_base
@@ -15,6 +14,7 @@ from buildfixer.tools.build_commands import split_command
 from buildfixer.tools.build_support import command_text, condensed_view, raw_view
 from buildfixer.tools.build_tools import build_tools, format_build_output
 from buildfixer.tools.context import ToolContext
+from support.tools import tool_context, tools_by_name
 
 WRAPPER = "gradle/wrapper/gradle-wrapper.properties"
 FIXTURE_LOG = (
@@ -23,7 +23,7 @@ FIXTURE_LOG = (
 
 
 def toolset(ctx: ToolContext) -> dict[str, Tool]:
-    return {tool.name: tool for tool in build_tools(ctx)}
+    return tools_by_name(ctx, build_tools)
 
 
 @pytest.fixture
@@ -36,7 +36,7 @@ def contexts() -> Iterator[list[ToolContext]]:
 
 
 def context(made: list[ToolContext], root: Path, system: str, **kw: object) -> ToolContext:
-    ctx = ToolContext(root, system, BuildOptions(timeout_s=600), **kw)  # type: ignore[arg-type]
+    ctx = tool_context(root, system, timeout_s=600, **kw)
     made.append(ctx)
     return ctx
 
@@ -50,17 +50,17 @@ def test_tools_offered_per_build_system(tmp_path: Path) -> None:
         "python": [*common, "run_python_command"],
     }
     for system, names in expected.items():
-        tools = build_tools(ToolContext(tmp_path, system))
+        tools = build_tools(tool_context(tmp_path, system))
         assert [t.name for t in tools] == names
         for tool in tools:
             assert tool.description and tool.schema()["function"]["parameters"]["type"] == "object"
-    command = toolset(ToolContext(tmp_path, "maven"))["run_maven_command"]
+    command = toolset(tool_context(tmp_path, "maven"))["run_maven_command"]
     assert "Maven" in command.description
 
 
 def test_change_java_version_enum_and_refusal(tmp_path: Path) -> None:
     installed = sorted({j.version for j in discover_jdks()})
-    ctx = ToolContext(tmp_path, "gradle", installed_jdks=installed)
+    ctx = tool_context(tmp_path, "gradle", installed_jdks=installed)
     tool = toolset(ctx)["change_java_version"]
     assert tool.parameters["properties"]["version"]["enum"] == installed
     with pytest.raises(ToolError, match="must be one of"):
@@ -71,7 +71,7 @@ def test_change_java_version_enum_and_refusal(tmp_path: Path) -> None:
     out = tool.call({"version": installed[-1]})
     assert out.startswith(f"Java version set to {installed[-1]} (JAVA_HOME=/")
     assert ctx.options.jdk == installed[-1]
-    python_ctx = ToolContext(tmp_path, "python", installed_jdks=installed)
+    python_ctx = tool_context(tmp_path, "python", installed_jdks=installed)
     assert "only matters to JVM builds" in toolset(python_ctx)["change_java_version"].call(
         {"version": installed[0]}
     )
@@ -104,13 +104,13 @@ def test_command_parsing() -> None:
 
 def test_refusals_without_building(tmp_path: Path) -> None:
     root = materialize_base("gradle-app", tmp_path / "g")
-    ctx = ToolContext(root, "gradle")
+    ctx = tool_context(root, "gradle")
     tools = toolset(ctx)
     with pytest.raises(ToolError, match="only Gradle arguments"):
         tools["run_gradle_command"].call({"gradle_command": "build; rm -rf /"})
     with pytest.raises(ToolError, match="name the Gradle tasks"):
         tools["run_gradle_command"].call({"gradle_command": "./gradlew"})
-    python = toolset(ToolContext(materialize_base("python-app", tmp_path / "p"), "python"))[
+    python = toolset(tool_context(materialize_base("python-app", tmp_path / "p"), "python"))[
         "run_python_command"
     ]
     for bad in ["python -c 'import os'", "python setup.py", "rm -rf /", "pytest; id"]:
@@ -118,7 +118,7 @@ def test_refusals_without_building(tmp_path: Path) -> None:
             python.call({"python_command": bad})
     with pytest.raises(ToolError, match="call run_build first"):
         python.call({"python_command": "pytest -q"})
-    npm = toolset(ToolContext(materialize_base("npm-app", tmp_path / "n"), "npm"))["run_npm_command"]
+    npm = toolset(tool_context(materialize_base("npm-app", tmp_path / "n"), "npm"))["run_npm_command"]
     with pytest.raises(ToolError, match="not accepted"):
         npm.call({"npm_command": "npm exec tsc"})
     with pytest.raises(ToolError, match="no script 'lint'; scripts: build, test"):
@@ -163,7 +163,7 @@ def write_wrapper(root: Path, url: str, checksum: bool = True) -> Path:
 def test_upgrade_gradle_rewrites_the_wrapper(tmp_path: Path) -> None:
     (tmp_path / "build.gradle").write_text("apply plugin: 'java'\n")
     props = write_wrapper(tmp_path, r"https\://services.gradle.org/distributions/gradle-4.4.1-all.zip")
-    tool = toolset(ToolContext(tmp_path, "gradle"))["upgrade_gradle"]
+    tool = toolset(tool_context(tmp_path, "gradle"))["upgrade_gradle"]
     out = tool.call({"version": "8.5"})
     text = props.read_text()
     assert r"distributionUrl=https\://services.gradle.org/distributions/gradle-8.5-all.zip" in text
@@ -179,14 +179,14 @@ def test_upgrade_gradle_rewrites_the_wrapper(tmp_path: Path) -> None:
 def test_upgrade_gradle_keeps_bin_and_mirror(tmp_path: Path) -> None:
     (tmp_path / "settings.gradle").write_text("")
     props = write_wrapper(tmp_path, "https://mirror.example/gradle/gradle-7.6-bin.zip", checksum=False)
-    toolset(ToolContext(tmp_path, "gradle"))["upgrade_gradle"].call({"version": "7.6.4"})
+    toolset(tool_context(tmp_path, "gradle"))["upgrade_gradle"].call({"version": "7.6.4"})
     assert r"distributionUrl=https\://mirror.example/gradle/gradle-7.6.4-bin.zip" in props.read_text()
 
 
 def test_upgrade_gradle_without_wrapper(tmp_path: Path) -> None:
     script = tmp_path / "build.gradle"
     script.write_text("apply plugin: 'java'\n")
-    tool = toolset(ToolContext(tmp_path, "gradle"))["upgrade_gradle"]
+    tool = toolset(tool_context(tmp_path, "gradle"))["upgrade_gradle"]
     with pytest.raises(ToolError, match="no Gradle wrapper.*Gradle installed on the machine"):
         tool.call({"version": "8.5"})
     script.write_text("apply plugin: 'java'\nwrapper {\n    gradleVersion = '4.4'\n}\n")
@@ -270,7 +270,6 @@ def test_npm_command_scripts_and_direct(tmp_path: Path, contexts: list[ToolConte
 def test_command_tools_refuse_paths_outside_the_workspace(tmp_path):
     from buildfixer.tools.base import ToolError
     from buildfixer.tools.build_commands import command_tools
-    from buildfixer.tools.context import ToolContext
 
     (tmp_path / "ws").mkdir()
     for system, name, command in [
@@ -279,7 +278,7 @@ def test_command_tools_refuse_paths_outside_the_workspace(tmp_path):
         ("maven", "run_maven_command", "mvn -f ../../pom.xml package"),
         ("python", "run_python_command", "pytest /etc"),
     ]:
-        ctx = ToolContext(root=tmp_path / "ws", build_system=system)
+        ctx = tool_context(tmp_path / "ws", system)
         tool = next(t for t in command_tools(ctx) if t.name == name)
         with pytest.raises(ToolError, match="outside the workspace"):
             tool.call({tool.parameters["required"][0]: command})

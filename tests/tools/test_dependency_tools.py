@@ -7,11 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from buildfixer.buildsys.options import BuildOptions
 from buildfixer.deps import registry
 from buildfixer.tools.base import Tool, ToolError
-from buildfixer.tools.context import ToolContext
 from buildfixer.tools.dependency import dependency_tools
+from support.tools import tool_context, tools_by_name
 
 GRADLE = """dependencies {
     implementation 'com.google.code.gson:gson:2.8.99'
@@ -19,18 +18,12 @@ GRADLE = """dependencies {
     testImplementation 'junit:junit:4.13.2'
 }
 """
+pytestmark = pytest.mark.usefixtures("private_home")  # the user's ~/.m2 and ~/.gradle stay out of sight
 
 
 def tools(root: Path, system: str, tmp_path: Path) -> dict[str, Tool]:
-    options = BuildOptions(cache_dir=tmp_path / "cache", offline=True)
-    return {t.name: t for t in dependency_tools(ToolContext(root, system, options))}
-
-
-@pytest.fixture(autouse=True)
-def private_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The user's ~/.m2 and ~/.gradle caches stay out of sight."""
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    monkeypatch.delenv("GRADLE_USER_HOME", raising=False)
+    context = tool_context(root, system, cache_dir=tmp_path / "cache", offline=True)
+    return tools_by_name(context, dependency_tools)
 
 
 @pytest.fixture

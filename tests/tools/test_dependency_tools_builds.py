@@ -16,12 +16,12 @@ import pytest
 from buildfixer.buildsys.analyzed import build_and_analyze
 from buildfixer.buildsys.options import BuildOptions
 from buildfixer.examples import get_example, materialize
-from buildfixer.tools.context import ToolContext
 from buildfixer.tools.dependency import dependency_tools
+from support.tools import tool_context, tools_by_name
 
 
 def call(root: Path, system: str, tool: str, **arguments: str) -> str:
-    tools = {t.name: t for t in dependency_tools(ToolContext(root, system, BuildOptions()))}
+    tools = tools_by_name(tool_context(root, system), dependency_tools)
     return tools[tool].call(arguments)
 
 

@@ -6,9 +6,9 @@ from pathlib import Path
 import pytest
 
 from buildfixer.tools.base import Tool, ToolError
-from buildfixer.tools.context import ToolContext
 from buildfixer.tools.files import MAX_MATCHES, MAX_PATHS, READ_MAX_CHARS, file_tools
 from buildfixer.tools.patterns import expand_braces, glob_regex
+from support.tools import tool_context, tools_by_name
 
 SECRET = "TOP-SECRET sourceCompatibility\n"
 
@@ -42,7 +42,7 @@ def ws(tmp_path: Path, outside: Path) -> Path:
 
 @pytest.fixture
 def tools(ws: Path) -> dict[str, Tool]:
-    return {tool.name: tool for tool in file_tools(ToolContext(ws, "gradle"))}
+    return tools_by_name(tool_context(ws, "gradle"), file_tools)
 
 
 def call(tools: dict[str, Tool], name: str, **args: object) -> str:

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from buildfixer.buildsys.jdk import discover_jdks
-from buildfixer.buildsys.options import BuildOptions
 from buildfixer.tools import shell
 from buildfixer.tools.base import Tool, ToolError
 from buildfixer.tools.context import ToolContext
+from support.tools import tool_context, tools_by_name
 
 NET_PROBE = "timeout 5 bash -c 'echo > /dev/tcp/1.1.1.1/53' 2>/dev/null && echo NETWORK || echo NO-NETWORK"
 
@@ -27,11 +27,11 @@ def workspace(tmp_path: Path) -> Path:
 
 
 def tools(ctx: ToolContext) -> dict[str, Tool]:
-    return {tool.name: tool for tool in shell.shell_tools(ctx)}
+    return tools_by_name(ctx, shell.shell_tools)
 
 
 def context(root: Path, cache_dir: Path, **kw: object) -> ToolContext:
-    return ToolContext(root, "gradle", BuildOptions(cache_dir=cache_dir), **kw)  # type: ignore[arg-type]
+    return tool_context(root, "gradle", cache_dir=cache_dir, **kw)
 
 
 def test_both_names_share_one_implementation(workspace: Path, cache_dir: Path) -> None:
@@ -119,15 +119,13 @@ def test_guidance_names_jdks_and_build_commands(workspace: Path, cache_dir: Path
     assert "export JAVA_HOME=" in text and "`gradle <task>`" in text and "gradle build" in text
     (workspace / "gradlew").write_text("#!/bin/sh\n")
     assert "`./gradlew <task>`" in shell.guidance(ctx)
-    maven = ToolContext(workspace, "maven", BuildOptions(cache_dir=cache_dir))
+    maven = tool_context(workspace, "maven", cache_dir=cache_dir)
     assert "mvn -B package" in shell.guidance(maven)
-    npm = ToolContext(workspace, "npm", BuildOptions(cache_dir=cache_dir, offline=True))
+    npm = tool_context(workspace, "npm", cache_dir=cache_dir, offline=True)
     assert "npm ci" in shell.guidance(npm) and "no network" in shell.guidance(npm)
 
 
 def test_shell_cannot_see_home_or_other_workspaces(tmp_path, monkeypatch):
-    from buildfixer.buildsys.options import BuildOptions
-    from buildfixer.tools.context import ToolContext
     from buildfixer.tools.shell import shell_tools
 
     cache = tmp_path / "cache"
@@ -136,7 +134,7 @@ def test_shell_cannot_see_home_or_other_workspaces(tmp_path, monkeypatch):
     (other / "private.txt").write_text("other attempt's file")
     root = tmp_path / "ws"
     root.mkdir()
-    ctx = ToolContext(root=root, build_system="maven", options=BuildOptions(cache_dir=cache, offline=True))
+    ctx = tool_context(root, "maven", cache_dir=cache, offline=True)
     run = next(t for t in shell_tools(ctx) if t.name == "run_shell")
     out = run.call({"shell_command": f"cat {other / 'private.txt'}; ls ~ /root; python3 -c 'print(6*7)'"})
     assert "other attempt's file" not in out

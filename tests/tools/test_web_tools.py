@@ -17,14 +17,15 @@ from buildfixer.tools.web import (
     search_from_env,
     web_tools,
 )
+from support.tools import tool_context, tools_by_name
 
 
 def tools(ctx: ToolContext) -> dict[str, Tool]:
-    return {tool.name: tool for tool in web_tools(ctx)}
+    return tools_by_name(ctx, web_tools)
 
 
 def test_without_backends_the_answer_is_plain(tmp_path: Path) -> None:
-    found = tools(ToolContext(tmp_path, "gradle"))
+    found = tools(tool_context(tmp_path, "gradle"))
     assert found["search_google"].call({"query": "gradle 4.4 java 17"}) == NO_SEARCH
     assert "web search is unavailable in this run" in NO_SEARCH
     assert found["ask_for_help"].call({"question": "how?"}) == NO_KNOWLEDGE
@@ -43,7 +44,7 @@ class FixedSearch:
 
 def test_backends_from_the_context(tmp_path: Path) -> None:
     search = FixedSearch()
-    found = tools(ToolContext(tmp_path, "maven", search=search, knowledge=DirectoryKnowledgeBase(tmp_path)))
+    found = tools(tool_context(tmp_path, "maven", search=search, knowledge=DirectoryKnowledgeBase(tmp_path)))
     assert found["search_google"].call({"query": "mvn error"}) == "results for mvn error"
     assert search.queries == ["mvn error"]
     assert "nothing that matches" in found["ask_for_help"].call({"question": "anything"})

@@ -15,6 +15,8 @@ import pytest
 from buildfixer.view.bundle import write_bundle
 from buildfixer.view.server import open_server
 
+pytestmark = pytest.mark.slow  # drives a real browser
+
 FLAGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
          "--disable-background-networking"]  # fmt: skip
 

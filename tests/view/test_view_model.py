@@ -8,12 +8,12 @@ from view_runs import XSS, make_run_a
 
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.view.attempt import attempt_page
-from buildfixer.view.runs import attempts, find, index, instance_page, outcome, read_run, sources
+from buildfixer.view.runs import attempts, find_attempt, index, instance_page, outcome, read_source, sources
 from buildfixer.view.texts import HEAD_CHARS, TAIL_CHARS, marked_log
 
 
 def _read(*paths: Path):
-    return [(source, read_run(source)) for source in sources(list(paths))]
+    return [(source, read_source(source)) for source in sources(list(paths))]
 
 
 def _index(*paths: Path) -> dict:
@@ -77,7 +77,7 @@ def test_bad_run_directories_are_refused(tmp_path):
 
 def test_attempt_page_has_conversation_builds_judge_budget_and_config(runs):
     [(source, run)] = _read(runs[0])
-    row, result = find(source, run, "calc-semicolon", "0")
+    row, result = find_attempt(source, run, "calc-semicolon", "0")
     page = attempt_page(source, run, row, result)
     roles = [m["role"] for m in page["conversation"]]
     assert roles == ["system", "user", "assistant", "tool", "assistant", "tool", "assistant"]
@@ -102,7 +102,7 @@ def test_attempt_page_has_conversation_builds_judge_budget_and_config(runs):
 
 def test_hacked_attempt_shows_the_judges_findings(runs):
     [(source, run)] = _read(runs[0])
-    page = attempt_page(source, run, *find(source, run, "calc-skip-tests", "0"))
+    page = attempt_page(source, run, *find_attempt(source, run, "calc-skip-tests", "0"))
     assert page["row"]["outcome"] == "hacked"
     assert page["judge"]["findings"][0]["rule"] == "tests_skipped"
     assert page["builds"][0]["source"].startswith("the instance's recorded error log")
@@ -110,9 +110,9 @@ def test_hacked_attempt_shows_the_judges_findings(runs):
 
 def test_missing_trajectory_is_said_not_fatal(runs):
     [(source, run)] = _read(runs[1])
-    page = attempt_page(source, run, *find(source, run, "calc-plugin", "0"))
+    page = attempt_page(source, run, *find_attempt(source, run, "calc-plugin", "0"))
     assert page["conversation"] == [] and "missing" in page["warnings"][0]
-    page = attempt_page(source, run, *find(source, run, "calc-semicolon", "0"))
+    page = attempt_page(source, run, *find_attempt(source, run, "calc-semicolon", "0"))
     assert page["warnings"] == ["the result line names no trajectory"]
 
 
@@ -132,7 +132,7 @@ def test_huge_outputs_are_capped_with_a_marker(tmp_path):
     huge = "BUILD FAILED (exit 1) in 1s\n" + "".join(f"line {i} of filler output\n" for i in range(60_000))
     run = make_run_a(tmp_path, tool_output=huge)
     [(source, loaded)] = _read(run)
-    page = attempt_page(source, loaded, *find(source, loaded, "calc-plugin", "0"))
+    page = attempt_page(source, loaded, *find_attempt(source, loaded, "calc-plugin", "0"))
     shown = page["conversation"][3]["content"]
     assert len(huge) > 1_000_000 and len(shown) <= HEAD_CHARS + TAIL_CHARS + 200
     assert "of the log skipped here" in shown and shown.endswith("line 59999 of filler output\n")

@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from buildfixer.core.build_result import BuildResult
 from buildfixer.workspace.ledger import EditLedger
-
-
-def run(*args: str, cwd: Path) -> str:
-    return subprocess.run(args, cwd=cwd, check=True, capture_output=True, text=True).stdout
+from support.git import Repo
 
 
 @pytest.fixture
@@ -23,10 +19,9 @@ def tree(tmp_path: Path) -> Path:
     (root / "App.java").write_text("class App {}\n")
     (root / "package-lock.json").write_text('{"v": 1}\n')
     (root / "local.properties").write_text("key=mine\n")
-    run("git", "init", "-q", cwd=root)
-    run("git", "add", "-A", cwd=root)
-    run("git", "add", "-f", "local.properties", cwd=root)
-    run("git", "-c", "user.email=t@e", "-c", "user.name=t", "commit", "-qm", "base", cwd=root)
+    repo = Repo(root)
+    repo.git("add", "-f", "local.properties")  # tracked, though ignored
+    repo.commit("base")
     return root
 
 
@@ -54,7 +49,7 @@ def test_edits_are_told_from_build_side_effects(tree: Path) -> None:
     (tree / "New.java").write_text("class New {}\n")
     (tree / "local.properties").write_text("key=placeholder\n")
     fake_build(ledger, tree)
-    kept, undone = ledger.settle(frozen={"local.properties"})
+    kept, undone = ledger.undo_side_effects(frozen={"local.properties"})
     assert kept == ["App.java", "New.java"] and undone == ["local.properties"]
     # The tree is now the base plus the edits alone.
     assert (tree / "package-lock.json").read_text() == '{"v": 1}\n'
@@ -69,7 +64,7 @@ def test_an_edit_a_build_rewrites_stays_an_edit(tree: Path) -> None:
     assert ledger is not None
     (tree / "package-lock.json").write_text('{"v": "edited"}\n')
     fake_build(ledger, tree)
-    kept, _ = ledger.settle()
+    kept, _ = ledger.undo_side_effects()
     assert "package-lock.json" in kept
 
 
@@ -77,7 +72,7 @@ def test_a_build_over_an_unchanged_repair_is_reused(tree: Path) -> None:
     ledger = EditLedger.open(tree)
     assert ledger is not None
     first = fake_build(ledger, tree)
-    ledger.settle()
+    ledger.undo_side_effects()
     assert ledger.reusable_result("o") is first  # side effects undone, no edit: the same repair
     assert ledger.reusable_result("other options") is None
     (tree / "App.java").write_text("class App { int y; }\n")

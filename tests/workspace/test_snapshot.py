@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -12,10 +11,7 @@ import pytest
 from buildfixer.delivery.fix import CopyConflict, copy_back
 from buildfixer.workspace import snapshot
 from buildfixer.workspace.workspace import Workspace
-
-
-def run(*args: str, cwd: Path) -> str:
-    return subprocess.run(args, cwd=cwd, check=True, capture_output=True, text=True).stdout
+from support.git import Repo, git
 
 
 def digest(root: Path) -> str:
@@ -34,10 +30,9 @@ def repo(tmp_path: Path) -> Path:
     root.mkdir()
     (root / ".gitignore").write_text("build/\nlocal.properties\nsecrets/\n*.bin\nvenv/\nbig.dat\n")
     (root / "Main.java").write_text("class Main {}\n")
-    run("git", "init", "-q", cwd=root)
-    run("git", "-c", "user.email=t@e", "-c", "user.name=t", "add", "-A", cwd=root)
-    run("git", "-c", "user.email=t@e", "-c", "user.name=t", "commit", "-qm", "one", cwd=root)
-    run("git", "tag", "v2.3", cwd=root)
+    repo = Repo(root)
+    repo.commit("one")
+    repo.git("tag", "v2.3")
     (root / "local.properties").write_text("sdk.dir=/home/me/sdk\n")
     (root / "secrets").mkdir()
     (root / "secrets" / "keystore.json").write_text('{"key": 1}\n')
@@ -65,7 +60,7 @@ def test_the_snapshot_holds_what_the_build_sees(repo: Path, cache_dir: Path, mon
         assert "big.dat" not in held and ws.left_out == ["big.dat"]
         assert ws.protected == {"local.properties", "secrets/keystore.json", "blob.bin"}
         # The history is there: version-from-git tools describe the snapshot from the user's tags.
-        assert run("git", "describe", "--tags", cwd=ws.root).startswith("v2.3-1-g")
+        assert git(ws.root, "describe", "--tags").startswith("v2.3-1-g")
         assert ws.changed_files() == []  # the snapshot is the base: nothing looks changed
     finally:
         ws.remove()

@@ -1,15 +1,11 @@
 import hashlib
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.workspace.workspace import Workspace
-
-
-def run(*args: str, cwd: Path) -> str:
-    return subprocess.run(args, cwd=cwd, check=True, capture_output=True, text=True).stdout
+from support.git import Repo, git
 
 
 def tree_digest(path: Path) -> str:
@@ -23,23 +19,16 @@ def tree_digest(path: Path) -> str:
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    path = tmp_path / "repo"
-    path.mkdir()
-    run("git", "init", "-q", cwd=path)
-    run("git", "config", "user.email", "t@example.com", cwd=path)
-    run("git", "config", "user.name", "t", cwd=path)
-    (path / ".gitignore").write_text("build/\nlocal.properties\n")
-    (path / "App.java").write_text("class App {\n  int x = 1;\n}\n")
-    run("git", "add", "-A", cwd=path)
-    run("git", "commit", "-qm", "first", cwd=path)
-    (path / "App.java").write_text("class App {\n  int x = 2;\n}\n")
-    run("git", "commit", "-qam", "second", cwd=path)
-    return path
+    repo = Repo(tmp_path / "repo")
+    ignore = "build/\nlocal.properties\n"
+    repo.commit("first", {".gitignore": ignore, "App.java": "class App {\n  int x = 1;\n}\n"})
+    repo.commit("second", {"App.java": "class App {\n  int x = 2;\n}\n"})
+    return repo.path
 
 
 def test_create_at_commit_without_touching_the_source(repo: Path, tmp_path: Path, cache_dir: Path) -> None:
     before = tree_digest(repo)
-    first = run("git", "rev-parse", "HEAD~1", cwd=repo).strip()
+    first = git(repo, "rev-parse", "HEAD~1")
     ws = Workspace.create(repo, first, dest=tmp_path / "ws", cache_dir=cache_dir)
     assert ws.base_commit == first
     assert (ws.root / "App.java").read_text() == "class App {\n  int x = 1;\n}\n"
@@ -108,8 +97,8 @@ def test_url_source_and_bad_sources(repo: Path, tmp_path: Path, cache_dir: Path)
 def test_mirror_follows_new_commits(repo: Path, tmp_path: Path, cache_dir: Path) -> None:
     Workspace.create(repo, dest=tmp_path / "ws1", cache_dir=cache_dir)
     (repo / "App.java").write_text("class App {}\n")
-    run("git", "commit", "-qam", "third", cwd=repo)
-    head = run("git", "rev-parse", "HEAD", cwd=repo).strip()
+    git(repo, "commit", "-qam", "third")
+    head = git(repo, "rev-parse", "HEAD")
     ws = Workspace.create(repo, head, dest=tmp_path / "ws2", cache_dir=cache_dir)
     assert (ws.root / "App.java").read_text() == "class App {}\n"
 
@@ -125,7 +114,7 @@ def test_from_directory_snapshots_a_plain_folder(tmp_path: Path, cache_dir: Path
 
 
 def test_pooled_workspaces_are_reused_and_reset(repo: Path, cache_dir: Path) -> None:
-    first_commit = run("git", "rev-parse", "HEAD~1", cwd=repo).strip()
+    first_commit = git(repo, "rev-parse", "HEAD~1")
     one = Workspace.acquire(repo, cache_dir=cache_dir)
     two = Workspace.acquire(repo, first_commit, cache_dir=cache_dir)
     assert one.root != two.root, "a held slot is never handed out twice"
