@@ -30,7 +30,6 @@ print((base / "log").read_text())
 """
 
 
-@pytest.mark.slow
 @pytest.mark.skipif(os.geteuid() != 0 or not SYSTEM_PYTHON.exists() or not shutil.which("setpriv"),
                     reason="needs root to become nobody, and the system's Python")  # fmt: skip
 @pytest.mark.parametrize("offline", [True, False])

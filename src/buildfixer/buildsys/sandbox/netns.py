@@ -80,7 +80,9 @@ _CHECK = (
     'test "$(readlink /proc/self/ns/net)" = "$0" && exec "$@"; '
     'echo "[buildfixer] the sandboxes\' network namespace is gone; rerun the command" >&2; exit 125'
 )
-# The holder's command: this very buildfixer, whether installed or run from a source tree.
+# The holder's command: this very buildfixer, whether installed or run from a source tree
+# (`_SOURCE_ROOT` holds the `buildfixer` package: this file is buildfixer/buildsys/sandbox/netns.py).
+_SOURCE_ROOT = Path(__file__).resolve().parents[3]
 _HOLDER = (
     "import sys; sys.path.insert(0, sys.argv[1]); from buildfixer.buildsys.sandbox.netns import hold; "
     "from pathlib import Path; sys.exit(hold(Path(sys.argv[2])))"
@@ -169,7 +171,7 @@ def _start_holder(directory: Path) -> tuple[int, int]:
     """Start a holder (detached) and wait until its namespace is up."""
     with open(directory / "holder.log", "ab") as log:
         subprocess.Popen(
-            [sys.executable, "-c", _HOLDER, str(Path(__file__).parents[2]), str(directory)],
+            [sys.executable, "-c", _HOLDER, str(_SOURCE_ROOT), str(directory)],
             stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True,
             env={"PATH": os.environ.get("PATH", "")},
         )  # fmt: skip
