@@ -287,3 +287,17 @@ def test_transient_classification(litellm_loaded: Any) -> None:
     assert all(LiteLLMModel._is_transient(e) for e in transient)
     assert not any(LiteLLMModel._is_transient(e) for e in fatal)
     assert not LiteLLMModel._is_transient(ValueError("bug"))
+
+
+def test_calls_written_as_text_are_run_when_the_server_parses_none(serve: Any) -> None:
+    qwen = '<tool_call>\n{"name": "read_file", "arguments": {"path": "pom.xml"}}\n</tool_call>'
+    structured = [{"name": "read_file", "arguments": {}}]
+    both = {"content": '{"name": "run_build", "arguments": {}}', "tool_calls": structured}
+    server = serve([{"content": qwen}, both, {"content": '{"name": "rm_rf", "arguments": {}}'}])
+    model = model_for(server)
+    reply = model.complete(USER, TOOLS)
+    (call,) = reply.tool_calls
+    assert (call.name, json.loads(call.arguments)) == ("read_file", {"path": "pom.xml"})
+    assert call.id.startswith("textcall_") and reply.content == qwen  # marked, and the text kept as written
+    assert [c.name for c in model.complete(USER, TOOLS).tool_calls] == ["read_file"]  # structured calls win
+    assert model.complete(USER, TOOLS).tool_calls == []  # a tool that was not offered is no call

@@ -25,6 +25,7 @@ from typing import Any
 from buildfixer.core.chat import Message, ModelError, ModelReply, ToolCall, Usage, tokens_by_length
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.llm.redact import redact
+from buildfixer.llm.text_calls import TEXT_CALL_PREFIX, calls_in_text
 
 PRICE_IN_ENV = "BUILDFIXER_PRICE_IN"
 PRICE_OUT_ENV = "BUILDFIXER_PRICE_OUT"
@@ -326,6 +327,14 @@ class LiteLLMModel:
                 arguments = json.dumps(arguments)
             call_id = _get(raw, "id") or f"call_{uuid.uuid4().hex[:24]}"
             calls.append(ToolCall(id=str(call_id), name=str(name), arguments=arguments))
+        if not calls and tools:
+            # A server that does not parse the model's calls leaves them in the text: run them too,
+            # under ids that say where they came from (the trajectory keeps the text as written).
+            offered = {str(_get(_get(tool, "function"), "name")) for tool in tools}
+            calls = [
+                ToolCall(id=f"{TEXT_CALL_PREFIX}{uuid.uuid4().hex[:24]}", name=name, arguments=arguments)
+                for name, arguments in calls_in_text(content, offered)
+            ]
         usage = self._usage(litellm, response, messages, tools, content, calls)
         return ModelReply(content=content, tool_calls=calls, usage=usage)
 

@@ -20,6 +20,8 @@ from typing import Any
 # Longer replies are not scanned: a call is short, and decoding at every brace of a huge reply
 # would take quadratic time.
 MAX_SCANNED = 200_000
+# The id of a call read from text starts with this, so a trajectory shows which calls were.
+TEXT_CALL_PREFIX = "textcall_"
 _DECODER = json.JSONDecoder()
 # Mistral's newer form: `[TOOL_CALLS]name[ARGS]{...}`.
 _MISTRAL_ARGS = re.compile(r"\[TOOL_CALLS\]\s*([A-Za-z_][\w.-]*)\s*\[ARGS\]")
