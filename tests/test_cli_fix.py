@@ -14,7 +14,7 @@ import pytest
 from buildfixer.buildsys.jdk import discover_jdks
 from buildfixer.core.paths import cache_root
 from buildfixer.examples import get_example, materialize, materialize_base
-from support.model import scripted
+from support.model import call, replace, scripted
 
 CLI = [sys.executable, "-m", "buildfixer", "fix"]
 REPORT = "src/main/java/com/example/wordstats/Report.java"
@@ -22,8 +22,7 @@ BROKEN_CALL = "counter.top(topCount())"
 FIXED_CALL = "counter.top(topCount(), 1)"
 REPAIR = [
     {"content": "Reading the caller.", "tool_calls": [{"name": "read_file", "arguments": {"path": REPORT}}]},
-    {"tool_calls": [{"name": "replace", "arguments": {
-        "file_path": REPORT, "old_string": BROKEN_CALL, "new_string": FIXED_CALL}}]},
+    replace(REPORT, BROKEN_CALL, FIXED_CALL),
     {"content": "Report.render now passes a minimum count."},
 ]  # fmt: skip
 
@@ -249,9 +248,8 @@ def test_interrupt_leaves_the_project_untouched_and_cleans_up(tmp_path, signum, 
     before = tree(project)
     traj = tmp_path / "t.json"
     steps = [
-        {"tool_calls": [{"name": "replace", "arguments": {
-            "file_path": REPORT, "old_string": BROKEN_CALL, "new_string": FIXED_CALL}}]},
-        {"tool_calls": [{"name": "run_build", "arguments": {}}]},
+        replace(REPORT, BROKEN_CALL, FIXED_CALL),
+        call("run_build"),
         {"content": "done"},
     ]  # fmt: skip
     model = scripted(tmp_path / "script.json", steps)

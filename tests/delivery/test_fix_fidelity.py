@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from support.git import Repo
-from support.model import scripted
+from support.model import call, replace, scripted
 
 CLI = [sys.executable, "-m", "buildfixer", "fix"]
 SOURCE = "src/main/java/demo/Greeter.java"
@@ -96,12 +96,10 @@ def test_a_repair_lands_exactly_its_patch_and_never_an_ignored_file(project: Pat
     pristine = tmp_path / "pristine"
     shutil.copytree(project, pristine, symlinks=True)
     steps = [
-        {"tool_calls": [{"name": "replace", "arguments": {
-            "file_path": SOURCE, "old_string": BROKEN, "new_string": FIXED}}]},
+        replace(SOURCE, BROKEN, FIXED),
         # An edit of the user's git-ignored file: undone before the verdict, never written back.
-        {"tool_calls": [{"name": "replace", "arguments": {
-            "file_path": "local.properties", "old_string": "api.key", "new_string": "# edited\napi.key"}}]},
-        {"tool_calls": [{"name": "run_build", "arguments": {}}]},
+        replace("local.properties", "api.key", "# edited\napi.key"),
+        call("run_build"),
         {"content": "fixed the missing semicolon"},
     ]  # fmt: skip
     traj, model = tmp_path / "t.json", scripted(tmp_path / "script.json", steps)
@@ -156,9 +154,8 @@ def test_an_interrupted_fix_leaves_every_file_as_it_was(project: Path, tmp_path:
     before = files(project)
     traj = tmp_path / "t.json"
     steps = [
-        {"tool_calls": [{"name": "replace", "arguments": {
-            "file_path": SOURCE, "old_string": BROKEN, "new_string": FIXED}}]},
-        {"tool_calls": [{"name": "run_build", "arguments": {}}]},
+        replace(SOURCE, BROKEN, FIXED),
+        call("run_build"),
         {"content": "done"},
     ]  # fmt: skip
     proc = subprocess.Popen(
