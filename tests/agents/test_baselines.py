@@ -251,10 +251,17 @@ def test_coding_assistant_stop_reason_follows_what_applied(tmp_path, monkeypatch
     initial = BuildResult("failure", 1, 0.1, "maven", ["mvn", "package"], None, str(log),
                           output_tail=log.read_text())  # fmt: skip
     ctx = tool_context(tmp_path, "maven")
-    use(monkeypatch, ScriptedModel([{"content": answer}]))
+    model = ScriptedModel([{"content": answer}, {"content": answer}])
+    use(monkeypatch, model)
     trajectory = Trajectory(None)
     env = AttemptContext(ctx, AgentSettings(model="scripted:unused"), trajectory, initial, lambda: initial,
                      factory.make_model)  # fmt: skip
     got = CodingAssistantAgent().run(env)
     assert got.detail == reason and got.kind == "model_finished"
-    assert trajectory.steps[0].tool_results[0].error is error and trajectory.llm_calls() == 1
+    assert trajectory.steps[0].tool_results[0].error is error
+    # An answer whose edits could not be used is answered once with what went wrong, then it ends.
+    assert trajectory.llm_calls() == (2 if error else 1)
+    if error:
+        retry = model.requests[1][0][-1]
+        assert retry["role"] == "user" and ("no edits" in retry["content"] or "SEARCH" in retry["content"])
+        assert trajectory.messages[-2] == retry

@@ -28,7 +28,7 @@ class LoopModel:
         self.reply = reply
         self.requests: list[list[Message]] = []
 
-    def complete(self, messages: list[Message], tools: list[dict]) -> ModelReply:
+    def complete(self, messages: list[Message], tools: list[dict], limits=None) -> ModelReply:
         self.requests.append([dict(m) for m in messages])
         return self.reply(len(self.requests) - 1)
 

@@ -50,7 +50,7 @@ class ListModel:
     def __init__(self, batches):
         self.batches = list(batches)
 
-    def complete(self, messages, tools):
+    def complete(self, messages, tools, limits=None):
         if not self.batches:
             return ModelReply(content="done", usage=Usage(1, 1))
         batch = self.batches.pop(0)

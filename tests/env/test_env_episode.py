@@ -60,7 +60,9 @@ def test_an_episode_that_repairs_the_build_is_rewarded_and_a_reset_undoes_it(
         again = env.reset()
         assert (root / "stats.py").read_text() == FLOORED and env.workspace.root == root
         assert failures == episode._FAILURES and again["messages"] == first["messages"]
-        _, reward, done, info = env.step(DONE)  # gives up at once
+        observation, _, done, _ = env.step(DONE)  # gives up before acting: told once to act
+        assert not done and "Nothing has been changed" in observation[0]["content"]
+        _, reward, done, info = env.step(DONE)
         assert done and reward == 0.0 and not info["build_ok"] and info["judge_ok"] is None
     finally:
         env.close()
@@ -108,3 +110,26 @@ def test_the_turn_limit_ends_the_episode(instance: dict[str, Any]) -> None:
 def test_bad_settings_are_refused_before_any_checkout(kwargs: dict[str, Any], message: str) -> None:
     with pytest.raises(BuildfixerError, match=message):
         BuildRepairEnv({"repo": "/nowhere", "base_commit": "abc"}, **kwargs)
+
+
+@pytest.mark.slow
+def test_a_call_written_as_text_runs_and_a_blank_reply_gets_one_message(instance: dict[str, Any]) -> None:
+    """What a small local model sends: its call in the text (Qwen's form), then an empty reply."""
+    env = BuildRepairEnv(instance, toolset="gradlefixer")
+    try:
+        env.reset()
+        written = (
+            '<tool_call>\n{"name": "replace", "arguments": {"file_path": "stats.py", '
+            '"old_string": "//", "new_string": "/"}}\n</tool_call>'
+        )
+        observation, _, done, _ = env.step({"role": "assistant", "content": written})
+        assert not done and observation[0]["role"] == "tool"
+        assert observation[0]["tool_call_id"].startswith("textcall_")
+        assert "Error" not in observation[0]["content"]
+        assert env.messages[-2]["tool_calls"][0]["function"]["name"] == "replace"  # marked as a call
+        observation, reward, done, _ = env.step({"role": "assistant", "content": ""})
+        assert not done and observation == [env.messages[-1]] and "empty" in observation[0]["content"]
+        _, reward, done, info = env.step({"role": "assistant", "content": ""})  # the same again: the end
+        assert done and reward == 1.0 and info["edited"] == ["stats.py"]
+    finally:
+        env.close()

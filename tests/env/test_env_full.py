@@ -35,7 +35,10 @@ def test_a_failed_try_gives_a_fresh_context_and_the_repair_is_rewarded(instance:
         assert {"write_file", "validate_and_build", "read_file"} <= {
             t["function"]["name"] for t in first["tools"]
         }
-        # Try 1 changes nothing: the loop builds, sees the same error, starts try 2 afresh.
+        # Try 1 changes nothing (told once to act, it gives up again): the loop builds, sees the
+        # same error, starts try 2 afresh.
+        obs, reward, done, info = env.step(GIVE_UP)
+        assert not done and info["new_context"] is False and "Nothing has been changed" in obs[-1]["content"]
         obs, reward, done, info = env.step(GIVE_UP)
         assert not done and reward == 0.0 and info["new_context"] is True
         assert [m["role"] for m in obs] == ["system", "user"] and obs == info["messages"]
@@ -49,7 +52,7 @@ def test_a_failed_try_gives_a_fresh_context_and_the_repair_is_rewarded(instance:
         assert info["build_ok"] is True and info["judge_ok"] is True and info["stop"] == "resolved"
         tries = info["pipeline"]["errors"][0]["tries"]
         assert [t["outcome"] for t in tries] == ["similar", "resolved"]
-        assert "return sum(values) / len(values)" in info["patch"] and info["turns"] == 3
+        assert "return sum(values) / len(values)" in info["patch"] and info["turns"] == 4
         # The next episode starts from the failure again.
         again = env.reset()
         assert "assert 1 == 1.5" in again["messages"][1]["content"]

@@ -32,6 +32,8 @@ def test_a_rollout_group_on_actors(ray: Any, instance: dict[str, Any]) -> None:
     first = ray.get([actor.reset.remote() for actor in actors])
     assert all("assert" in obs["messages"][1]["content"] for obs in first)
     ray.get([actor.step.remote(FIX) for actor in actors[:1]])  # one rollout repairs, the other gives up
+    told = ray.get(actors[1].step.remote(DONE))  # giving up before acting is answered once
+    assert told[2] is False and "Nothing has been changed" in told[0][-1]["content"]
     ends = ray.get([actor.step.remote(DONE) for actor in actors])
     assert [(reward, done) for _, reward, done, _ in ends] == [(1.0, True), (0.0, True)]
     assert ends[0][3]["build_ok"] is True and ends[1][3]["build_ok"] is False

@@ -1,14 +1,21 @@
 """The real litellm path (litellm, openai SDK, HTTP) against the local scripted server."""
 
 import json
+import time
 from typing import Any
 
 import pytest
 
-from buildfixer.core.chat import ModelError
+from buildfixer.core.chat import CallLimits, ModelError, ModelTimeout
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.llm.fake_server import FakeOpenAIServer
-from buildfixer.llm.litellm_model import PRICE_IN_ENV, PRICE_OUT_ENV, LiteLLMModel
+from buildfixer.llm.litellm_model import (
+    DEFAULT_TIMEOUT_S,
+    LOCAL_TIMEOUT_S,
+    PRICE_IN_ENV,
+    PRICE_OUT_ENV,
+    LiteLLMModel,
+)
 
 KEY = "sk-test-0123456789abcdefghijkl"
 TOOLS = [
@@ -298,6 +305,36 @@ def test_calls_written_as_text_are_run_when_the_server_parses_none(serve: Any) -
     reply = model.complete(USER, TOOLS)
     (call,) = reply.tool_calls
     assert (call.name, json.loads(call.arguments)) == ("read_file", {"path": "pom.xml"})
-    assert call.id.startswith("textcall_") and reply.content == qwen  # marked, and the text kept as written
+    assert call.id.startswith("textcall_") and reply.written == qwen  # marked, and the text kept as written
+    assert reply.content == ""  # the conversation holds the call once: in tool_calls, not also as text
     assert [c.name for c in model.complete(USER, TOOLS).tool_calls] == ["read_file"]  # structured calls win
     assert model.complete(USER, TOOLS).tool_calls == []  # a tool that was not offered is no call
+
+
+def test_a_timed_out_call_is_not_sent_again_to_a_local_server(serve: Any) -> None:
+    """A single-slot server still writing the first reply would queue the copy behind it."""
+    server = serve([{"content": "late", "delay_s": 3}, {"content": "second"}])
+    model = model_for(server, timeout_s=0.5)  # an openai/ model on a custom api_base: local
+    assert model.is_local
+    began = time.monotonic()
+    with pytest.raises(ModelTimeout, match=r"no reply within 0\.5s; not sent again"):
+        model.complete(USER, TOOLS)
+    assert time.monotonic() - began < 2.5
+    assert len(server.requests) == 1
+
+
+def test_call_limits_bound_the_timeout_and_the_reply_length(serve: Any) -> None:
+    server = serve([{"content": "ok"}, {"content": "late", "delay_s": 3}])
+    model = model_for(server, max_tokens=4096, timeout_s=60)
+    model.complete(USER, TOOLS, CallLimits(timeout_s=30, max_tokens=300))
+    assert server.requests[0]["max_tokens"] == 300
+    with pytest.raises(ModelTimeout):  # the budget's 0.5 s, not the model's 60 s
+        model.complete(USER, TOOLS, CallLimits(timeout_s=0.5))
+    assert len(server.requests) == 2
+
+
+def test_model_timeout_defaults_by_where_the_model_runs() -> None:
+    assert LiteLLMModel("openai/local", api_base="http://127.0.0.1:1/v1").timeout_s == LOCAL_TIMEOUT_S
+    assert LiteLLMModel("openai/gpt-4.1").timeout_s == DEFAULT_TIMEOUT_S
+    with pytest.raises(BuildfixerError, match="must be positive"):
+        LiteLLMModel("openai/gpt-4.1", timeout_s=0)

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from buildfixer.llm.text_calls import MAX_SCANNED, calls_in_text
+from buildfixer.llm.text_calls import MAX_SCANNED, calls_in_text, prose_around_calls
 
 TOOLS = {"read_file", "replace", "run_build"}
 READ = ("read_file", {"file_path": "pom.xml"})
@@ -73,3 +73,18 @@ def test_a_huge_reply_is_not_scanned() -> None:
     call = '{"name": "run_build", "arguments": {}}'
     assert calls_in_text(call + " {" * 1000, TOOLS) == [("run_build", "{}")]
     assert calls_in_text(call + "x" * MAX_SCANNED, TOOLS) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "prose"),
+    [
+        ('I will read it.\n<tool_call>\n{"name": "read_file", "arguments": {"path": "a"}}\n</tool_call>',
+         "I will read it."),
+        ('```json\n{"name": "read_file", "arguments": {}}\n```', ""),
+        ('[TOOL_CALLS] [{"name": "read_file", "arguments": {}}]', ""),
+        ('First {"name": "read_file", "arguments": {}} then {"name": "nope", "arguments": {}}',
+         'First  then {"name": "nope", "arguments": {}}'),
+    ],
+)  # fmt: skip
+def test_prose_around_calls_keeps_everything_but_the_calls_read(text, prose):
+    assert prose_around_calls(text, {"read_file"}) == prose

@@ -111,7 +111,7 @@ class Script:
         self.replies = replies
         self.calls = 0
 
-    def complete(self, messages: list[Message], tools: list[dict]) -> ModelReply:
+    def complete(self, messages: list[Message], tools: list[dict], limits=None) -> ModelReply:
         self.calls += 1
         return self.replies.pop(0) if self.replies else ModelReply("done", usage=Usage(1, 1))
 

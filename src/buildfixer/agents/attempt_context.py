@@ -6,6 +6,7 @@ verdict build afterwards; agents never import the harness.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -14,6 +15,7 @@ from buildfixer.agents.recipes import RECIPES
 from buildfixer.agents.tool_loop import Budget
 from buildfixer.agents.trajectory import Trajectory
 from buildfixer.core.build_result import BuildResult
+from buildfixer.core.chat import CallLimits
 from buildfixer.core.progress import Progress, emit
 from buildfixer.core.protocols import Model
 from buildfixer.memory.knowledge import MemoryKnowledgeBase
@@ -59,6 +61,7 @@ class AttemptContext:
         instance: The benchmark instance when there is one (the oracle reads its gold patch).
         memory: The fix memory as this attempt may read it (bounded by the instance's horizon),
             or None when there is none.
+        started: When the agent's work began (time.monotonic), for the time budget.
     """
 
     ctx: ToolContext
@@ -70,6 +73,11 @@ class AttemptContext:
     progress: Progress | None = None
     instance: dict[str, Any] | None = None
     memory: MemoryKnowledgeBase | None = None
+    started: float = field(default_factory=time.monotonic)
+
+    def call_limits(self, trajectory: Trajectory | None = None) -> CallLimits:
+        """The bounds of a model call made outside a tool loop, from what is left of the budget."""
+        return self.settings.budget.call_limits(trajectory or self.trajectory, self.started)
 
     def model(self, spec: str | None = None) -> Model:
         """The model this attempt runs (or the one named)."""

@@ -71,21 +71,41 @@ def coding_assistant_edit(
     request: str,
     files: list[str] | None = None,
 ) -> ToolResult:
-    """One coding-assistant call: error + files in, SEARCH/REPLACE edits out, applied; returns the result."""
+    """One coding-assistant request: error + files in, SEARCH/REPLACE edits out, applied; returns the result.
+
+    An answer with no edits, or with edits that did not apply, is answered once with what went
+    wrong (Aider does the same), and the second answer's edits count.
+    """
     ctx = context.ctx
     messages = [
         {"role": "system", "content": CODING_ASSISTANT_PROMPT.format(edit_format=SEARCH_REPLACE_FORMAT)},
         {"role": "user", "content": f"{request}\n\n# Files\n\n{file_context(ctx, context.initial, files)}"},
     ]
-    reply = model.complete(messages, [])
-    edits = parse_search_replace(reply.content)
-    step = Step(len(trajectory.steps) + 1, reply.message(), usage=reply.usage, model_s=reply.duration_s)
-    step.tool_results.append(_apply(context, edits))
     if not trajectory.messages:
         trajectory.messages.extend(messages)
-    trajectory.add_message(step.reply)
-    trajectory.add_step(step)
-    return step.tool_results[-1]
+    for round_ in range(2):
+        reply = model.complete(messages, [], context.call_limits(trajectory))
+        step = Step(len(trajectory.steps) + 1, reply.message(), usage=reply.usage, model_s=reply.duration_s)
+        step.tool_results.append(_apply(context, parse_search_replace(reply.content)))
+        trajectory.add_message(step.reply)
+        trajectory.add_step(step)
+        result = step.tool_results[-1]
+        if not result.error or round_:
+            return result
+        retry = {"role": "user", "content": _retry_message(result.output)}
+        messages += [step.reply, retry]
+        trajectory.add_message(retry)
+    return result
+
+
+def _retry_message(report: str) -> str:
+    """What the second request says about the first answer's edits."""
+    if report == NO_EDITS:
+        return f"Your answer had no edits I could read. {SEARCH_REPLACE_FORMAT}"
+    return (
+        f"{report}\nEdits that applied are kept. Send the others again, with each SEARCH part copied "
+        "exactly (spaces included) from the file as it is now."
+    )
 
 
 def _apply(context: AttemptContext, edits: list[SearchReplace]) -> ToolResult:

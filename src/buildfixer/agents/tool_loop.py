@@ -3,7 +3,13 @@
 The loop never decides whether the repair worked: the harness builds once more afterwards
 (see `harness.attempt.run_attempt`). A tool failure of the model's making (bad JSON, unknown
 tool, wrong types, a path out of the workspace) becomes an error message the model reads; the
-loop goes on.
+loop goes on. So does a reply that calls nothing but is no answer either (empty, a call that
+cannot be read, prose before any tool ran): the model is told once what to do instead
+(`llm.text_calls.reply_problem`); the same again ends the attempt.
+
+Each model call is bounded by what is left of the budget (`CallLimits`): its timeout by the
+time left, its reply length by the tokens left and by what the model writes in the time left,
+so `--max-time` also ends a call in progress.
 """
 
 from __future__ import annotations
@@ -15,11 +21,20 @@ from typing import Any
 
 from buildfixer.agents.calls import execute_call
 from buildfixer.agents.trajectory import Step, Trajectory
-from buildfixer.core.chat import Message
+from buildfixer.agents.window import fit_window
+from buildfixer.core.chat import CallLimits, Message, ModelTimeout, tokens_by_length
 from buildfixer.core.progress import Progress
 from buildfixer.core.protocols import Model
 from buildfixer.core.stops import Stop, StopKind
+from buildfixer.llm.text_calls import reply_problem
 from buildfixer.tools.base import Tool
+
+# Fewer tokens written than this say little about a model's speed.
+_MIN_RATE_SAMPLE = 200
+# The shortest reply asked for: one tool call must still fit.
+_MIN_REPLY = 256
+# Room left in the window for the reply when no length is asked for.
+_REPLY_ROOM = 4096
 
 
 @dataclass
@@ -46,6 +61,23 @@ class Budget:
     def out_of_time(self) -> Stop:
         """The time-budget stop."""
         return Stop(StopKind.BUDGET_TIME, f"time budget reached ({self.max_wall_s:g}s)")
+
+    def call_limits(self, trajectory: Trajectory, started: float) -> CallLimits:
+        """The bounds of the next model call: the time and tokens left, and the reply the time allows.
+
+        The reply's length is also bounded by the model's writing speed so far in this attempt
+        (tokens per second of its earlier calls), so a model that would write until the time is up
+        stops at a length it can finish.
+        """
+        timeout = None if self.max_wall_s is None else max(1.0, started + self.max_wall_s - time.monotonic())
+        usage = trajectory.usage
+        left = None if self.max_tokens is None else self.max_tokens - usage.input_tokens - usage.output_tokens
+        written = sum(step.usage.output_tokens for step in trajectory.steps)
+        writing_s = sum(step.model_s for step in trajectory.steps)
+        if timeout is not None and written >= _MIN_RATE_SAMPLE and writing_s > 0:
+            by_time = int(written / writing_s * timeout)
+            left = by_time if left is None else min(left, by_time)
+        return CallLimits(timeout_s=timeout, max_tokens=None if left is None else max(_MIN_REPLY, left))
 
     def exceeded(self, trajectory: Trajectory, started: float) -> Stop | None:
         """Why the attempt must stop now, or None."""
@@ -106,12 +138,26 @@ class ToolLoop:
         started = time.monotonic()
         deadline = self.budget.deadline(started)
         recent: list[str] = []
+        nudged = False  # the model was told what was wrong with its last reply
+        acted = any(step.tool_results for step in trajectory.steps)
         while True:
             if stop := self.budget.exceeded(trajectory, started):
                 return self._stop(stop)
-            reply = self.model.complete(trajectory.messages, schemas)
+            limits = self.budget.call_limits(trajectory, started)
+            try:
+                reply = self.model.complete(
+                    self._fitted(trajectory.messages, schemas, limits), schemas, limits
+                )
+            except ModelTimeout:
+                if deadline is not None and time.monotonic() >= deadline - 1.0:
+                    return self._stop(self.budget.out_of_time())
+                raise
             step = Step(
-                len(trajectory.steps) + 1, reply.message(), usage=reply.usage, model_s=reply.duration_s
+                len(trajectory.steps) + 1,
+                reply.message(),
+                usage=reply.usage,
+                model_s=reply.duration_s,
+                written=reply.written,
             )
             trajectory.add_message(step.reply)
             self._emit(
@@ -125,7 +171,14 @@ class ToolLoop:
             )
             if not reply.tool_calls:
                 trajectory.add_step(step)
-                return self._stop(Stop(StopKind.MODEL_FINISHED, "model finished"), reply.content)
+                problem = reply_problem(reply.content, by_name, acted=acted)
+                if problem is None or nudged:
+                    return self._stop(Stop(StopKind.MODEL_FINISHED, "model finished"), reply.content)
+                nudged = True
+                trajectory.add_message({"role": "user", "content": problem})
+                self._emit("nudge", {"step": step.index, "message": problem})
+                continue
+            nudged, acted = False, True
             looping = False
             for call in reply.tool_calls:
                 if deadline is not None and time.monotonic() >= deadline:
@@ -148,6 +201,22 @@ class ToolLoop:
             trajectory.add_step(step)
             if looping:
                 return self._stop(Stop(StopKind.LOOP_DETECTED, "loop detected (the same call repeated)"))
+
+    def _fitted(
+        self, messages: list[Message], schemas: list[dict[str, Any]], limits: CallLimits
+    ) -> list[Message]:
+        """The conversation to send: older tool outputs condensed once it would overfill the model's window.
+
+        The window is the model's `context_window` when it has one (local models: their server's);
+        the tool schemas and the longest reply asked for take their share of it first. Estimates
+        run at four characters a token, and code and logs take more tokens than prose: a tenth
+        of the window is kept free.
+        """
+        window = getattr(self.model, "context_window", None)
+        if not isinstance(window, int) or window <= 0:
+            return messages
+        room = int(window * 0.9) - tokens_by_length(json.dumps(schemas)) - (limits.max_tokens or _REPLY_ROOM)
+        return fit_window(messages, max(room, window // 4))
 
     def _stop(self, stop: Stop, message: str = "") -> LoopResult:
         self._emit("stop", {"reason": stop.detail, "kind": stop.kind.value})

@@ -52,6 +52,8 @@ class Step:
         usage: Tokens and cost of the model call.
         model_s: Seconds spent in the model call.
         llm: False for steps of a policy that calls no model (recipes): they are not LLM calls.
+        written: The reply as the model wrote it, when its calls were read from its text (the
+            reply's calls then have ids starting `textcall_`); "" otherwise.
     """
 
     index: int
@@ -60,6 +62,7 @@ class Step:
     usage: Usage = field(default_factory=Usage)
     model_s: float = 0.0
     llm: bool = True
+    written: str = ""
 
 
 @dataclass
@@ -120,6 +123,7 @@ class Trajectory:
                     "usage": s.usage.to_dict(),
                     "model_s": round(s.model_s, 3),
                     "llm": s.llm,
+                    **({"written": s.written} if s.written else {}),
                 }
                 for s in self.steps
             ],

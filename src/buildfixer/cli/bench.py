@@ -27,6 +27,7 @@ from buildfixer.cli.settings import (
     MaxTimeOpt,
     MaxTokensOpt,
     MemoryTrustOpt,
+    ModelTimeoutOpt,
     NoSandboxOpt,
     OnlyOpt,
     RunSettings,
@@ -127,6 +128,7 @@ def run(
     max_time: MaxTimeOpt = None,
     temperature: TemperatureOpt = None,
     max_output_tokens: MaxOutputOpt = None,
+    model_timeout: ModelTimeoutOpt = None,
     seed: SeedOpt = None,
     judge_model: JudgeModelOpt = None,
     memory_trust: MemoryTrustOpt = "same",
@@ -154,7 +156,8 @@ def run(
     given = RunSettings(
         agent=agent, model=model, toolset=toolset, mask=mask, guidance=guidance, max_calls=max_calls,
         max_tokens=max_tokens, max_cost=max_cost, max_time=max_time, temperature=temperature,
-        max_output_tokens=max_output_tokens, seed=seed, judge_model=judge_model, memory_trust=memory_trust,
+        max_output_tokens=max_output_tokens, model_timeout=model_timeout, seed=seed, judge_model=judge_model,
+        memory_trust=memory_trust,
         memory=memory, samples=samples, workers=workers, attempt_timeout=attempt_timeout,
         build_timeout=build_timeout, backend=backend, no_sandbox=no_sandbox,
     )  # fmt: skip

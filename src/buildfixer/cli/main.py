@@ -31,6 +31,7 @@ from buildfixer.cli.settings import (
     MaxTokensOpt,
     MemoryTrustOpt,
     ModelOpt,
+    ModelTimeoutOpt,
     NoSandboxOpt,
     SeedOpt,
     TemperatureOpt,
@@ -152,6 +153,7 @@ def fix(
     guidance: GuidanceOpt = False,
     temperature: TemperatureOpt = None,
     max_output_tokens: MaxOutputOpt = None,
+    model_timeout: ModelTimeoutOpt = None,
     seed: SeedOpt = None,
     judge_model: JudgeModelOpt = None,
     memory_trust: MemoryTrustOpt = "same",
@@ -178,7 +180,8 @@ def fix(
     given = FixSettings(
         agent=agent, model=model, toolset=toolset, mask=mask, guidance=guidance, max_calls=max_calls,
         max_tokens=max_tokens, max_cost=max_cost, max_time=max_time, temperature=temperature,
-        max_output_tokens=max_output_tokens, seed=seed, judge_model=judge_model, memory_trust=memory_trust,
+        max_output_tokens=max_output_tokens, model_timeout=model_timeout, seed=seed, judge_model=judge_model,
+        memory_trust=memory_trust,
         jdk=jdk, timeout=timeout, offline=offline, no_sandbox=no_sandbox,
     )  # fmt: skip
     settings = with_config_file(ctx, config_file, given)

@@ -56,6 +56,10 @@ MaxCostOpt = Annotated[float | None, typer.Option(help="Cost budget per attempt,
 MaxTimeOpt = Annotated[float | None, typer.Option(help="Wall-time budget per attempt, in seconds.")]
 TemperatureOpt = Annotated[float | None, typer.Option(help="Sampling temperature.")]
 MaxOutputOpt = Annotated[int | None, typer.Option(help="Longest model reply, in tokens.")]
+ModelTimeoutOpt = Annotated[
+    float | None,
+    typer.Option(help="Longest wait for one model reply, in seconds (default 300; 900 for local models)."),
+]
 SeedOpt = Annotated[int | None, typer.Option(help="Sampling seed, for providers that honour one.")]
 MemoryTrustOpt = Annotated[
     str,
@@ -129,6 +133,7 @@ class AttemptSettings:
     temperature: float | None
     max_output_tokens: int | None
     seed: int | None
+    model_timeout: float | None
     judge_model: str | None
     memory_trust: str
 
@@ -148,7 +153,7 @@ class AttemptSettings:
             **{key: value for key, value in chosen.items() if value is not None},  # unset: the default
             "budget": Budget(self.max_calls, self.max_tokens, self.max_cost, self.max_time),
             "model_settings": {"temperature": self.temperature, "max_output_tokens": self.max_output_tokens,
-                               "seed": self.seed},
+                               "seed": self.seed, "timeout": self.model_timeout},
             "judge_model": self.judge_model,
             **({"memory_trust": self.memory_trust} if self.memory_trust is not None else {}),
             **local,

@@ -111,12 +111,15 @@ class ModelReply:
         tool_calls: Calls to run, in order.
         usage: Tokens and cost of this call.
         duration_s: Wall time of the call, retries included.
+        written: The reply's text as the model wrote it when its calls were read from that text
+            (`content` is then the prose around them); "" otherwise.
     """
 
     content: str = ""
     tool_calls: list[ToolCall] = field(default_factory=list)
     usage: Usage = field(default_factory=Usage)
     duration_s: float = 0.0
+    written: str = ""
 
     def message(self) -> Message:
         """The assistant message to append to the conversation."""
@@ -129,5 +132,23 @@ class ModelReply:
         return msg
 
 
+@dataclass(frozen=True)
+class CallLimits:
+    """Bounds of one model call, from what is left of the attempt's budget; None means no bound.
+
+    Attributes:
+        timeout_s: Longest wait for the reply; a call still running then is abandoned
+            (`ModelTimeout`), so `--max-time` also ends a slow generation.
+        max_tokens: Longest reply, in tokens (the model's own maximum still applies).
+    """
+
+    timeout_s: float | None = None
+    max_tokens: int | None = None
+
+
 class ModelError(Exception):
     """The model could not be reached or answered unusably after retries (fails the attempt)."""
+
+
+class ModelTimeout(ModelError):
+    """A call did not answer within its timeout; it is not sent again (a busy local server would queue it)."""

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from buildfixer.core.chat import Message, ModelReply
+from buildfixer.core.chat import CallLimits, Message, ModelReply
 from buildfixer.core.stops import Stop
 
 
@@ -28,8 +28,14 @@ class Model(Protocol):
 
     name: str
 
-    def complete(self, messages: list[Message], tools: list[dict[str, Any]]) -> ModelReply:
-        """One call (tools are OpenAI function schemas; [] offers none); core.chat.ModelError on failure."""
+    def complete(
+        self, messages: list[Message], tools: list[dict[str, Any]], limits: CallLimits | None = None
+    ) -> ModelReply:
+        """One call (tools are OpenAI function schemas; [] offers none) within `limits`.
+
+        Raises core.chat.ModelError on failure, its subclass ModelTimeout when `limits.timeout_s`
+        (or the model's own timeout) passed first.
+        """
         ...
 
 

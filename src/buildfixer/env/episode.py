@@ -36,6 +36,7 @@ from buildfixer.env.error_examples import error_gone, examples_of, focused_start
 from buildfixer.env.loop_episode import LoopEnded, LoopEpisode, full_info, loop_config, reply_of
 from buildfixer.harness.attempt import AttemptConfig, current_build, make_context, verdict_build
 from buildfixer.judge.judge import judge_patch
+from buildfixer.llm.text_calls import reply_problem, text_tool_calls
 from buildfixer.memory.trust import instance_domain
 from buildfixer.tools.build_support import format_build_output
 from buildfixer.tools.presets import PRESETS, make_toolset
@@ -120,6 +121,7 @@ class BuildRepairEnv:
         self._build_s = 0.0
         self._done = True
         self._overran = False
+        self._nudged = False  # the policy was told what was wrong with its last reply
         self._info: dict[str, Any] = {}
         self._started_at = ""
         self._ctx: Any = None
@@ -163,7 +165,7 @@ class BuildRepairEnv:
         failure = self._failure()
         self.workspace.reset()  # what the first build wrote goes: every episode starts from the same tree
         self._turns, self._started, self._done, self._build_s = 0, time.monotonic(), False, 0.0
-        self._overran, self._info, self._messages = False, {}, []
+        self._overran, self._nudged, self._info, self._messages = False, False, {}, []
         self._started_at = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         tools = make_toolset(self._ctx, self.toolset)
         self._tools = {tool.name: tool for tool in tools}
@@ -209,8 +211,15 @@ class BuildRepairEnv:
         self._turns += 1
         if self._loop is not None:
             return self._loop_step(assistant_message)
-        self._messages.append({**assistant_message, "role": "assistant"})
-        calls = assistant_message.get("tool_calls") or []
+        message = {**assistant_message, "role": "assistant"}
+        calls = message.get("tool_calls") or []
+        text = str(message.get("content") or "")
+        if not calls and (read := text_tool_calls(text, self._tools)):  # calls the policy wrote as text
+            calls = message["tool_calls"] = [
+                {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
+                for c in read
+            ]
+        self._messages.append(message)
         observation: list[dict[str, Any]] = []
         for index, call in enumerate(calls):
             function = call.get("function") or {}
@@ -220,8 +229,13 @@ class BuildRepairEnv:
             observation.append({"role": "tool", "tool_call_id": call_id, "content": content})
             if self._overran:
                 break
+        acted = any(m.get("role") == "tool" for m in self._messages) or bool(observation)
+        problem = None if calls or self._nudged else reply_problem(text, self._tools, acted=acted)
+        self._nudged = problem is not None
+        if problem is not None and self._turns < self.max_turns:  # one message to act on, not the end
+            observation.append({"role": "user", "content": problem})
         self._messages += observation
-        stop = self._stop(calls)
+        stop = None if self._nudged and self._turns < self.max_turns else self._stop(calls)
         if stop is None:
             return (
                 observation,

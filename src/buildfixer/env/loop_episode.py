@@ -21,10 +21,11 @@ from typing import Any
 
 from buildfixer.agents.tool_loop import Budget
 from buildfixer.core.build_result import BuildResult
-from buildfixer.core.chat import Message, ModelError, ModelReply, ToolCall
+from buildfixer.core.chat import CallLimits, Message, ModelError, ModelReply, ToolCall
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.harness.attempt import AttemptConfig, AttemptResult, judge_attempt, run_attempt
 from buildfixer.llm.scripted import arguments_text
+from buildfixer.llm.text_calls import offered_names, text_tool_calls
 from buildfixer.workspace.workspace import Workspace
 
 POLICY = "env-policy"
@@ -56,12 +57,20 @@ class PolicyBridge:
         self.requests: queue.Queue[LoopRequest | LoopEnded] = queue.Queue()
         self.replies: queue.Queue[ModelReply | None] = queue.Queue()
 
-    def complete(self, messages: list[Message], tools: list[dict[str, Any]]) -> ModelReply:
-        """Hand the request over and wait for the reply (a closed episode: a model error)."""
+    def complete(
+        self, messages: list[Message], tools: list[dict[str, Any]], limits: CallLimits | None = None
+    ) -> ModelReply:
+        """Hand the request over and wait for the reply (a closed episode: a model error).
+
+        The policy's time is the trainer's: `limits` do not apply. Calls the policy wrote as text
+        run as calls, as they do for any model (`llm.text_calls`).
+        """
         self.requests.put(LoopRequest([dict(m) for m in messages], list(tools)))
         reply = self.replies.get()
         if reply is None:
             raise ModelError("the episode was closed")
+        if not reply.tool_calls:
+            reply.tool_calls = text_tool_calls(reply.content, offered_names(tools))
         return reply
 
 

@@ -47,6 +47,8 @@ class ModelSettings(BaseModel):
         temperature: Sampling temperature (provider default when unset).
         max_output_tokens: Longest reply, in tokens (provider default when unset).
         seed: Sampling seed, for providers that honour one.
+        timeout: Longest wait for one reply, in seconds (llm.litellm_model's default when unset);
+            the time left of the attempt's budget bounds it too.
     """
 
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
@@ -54,8 +56,9 @@ class ModelSettings(BaseModel):
     temperature: float | None = Field(default=None, ge=0.0, le=2.0)
     max_output_tokens: int | None = Field(default=None, ge=1, le=MAX_OUTPUT_TOKENS, strict=True)
     seed: int | None = Field(default=None, ge=0, le=MAX_SEED, strict=True)
+    timeout: float | None = Field(default=None, gt=0.0, le=MAX_SECONDS)
 
-    @field_validator("temperature", mode="before")
+    @field_validator("temperature", "timeout", mode="before")
     @classmethod
     def _not_a_bool(cls, value: Any) -> Any:
         if isinstance(value, bool):  # pydantic would read `true` in a config file as 1.0
@@ -69,6 +72,8 @@ class ModelSettings(BaseModel):
         kwargs: dict[str, Any] = {"extra": extra} if extra else {}
         if self.temperature is not None:
             kwargs["temperature"] = self.temperature
+        if self.timeout is not None:
+            kwargs["timeout_s"] = self.timeout
         return kwargs
 
 

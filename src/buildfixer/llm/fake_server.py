@@ -6,7 +6,8 @@ Steps are those of `buildfixer.llm.scripted`, plus for this server:
 
 - `{"error": 503}` answers one request with that HTTP status (and an OpenAI-style error body);
 - `"usage": null` in a step leaves the usage block out, `"usage": {...}` sends that block as is;
-- a tool call with `"id": null` is sent without an id (providers that omit ids exist).
+- a tool call with `"id": null` is sent without an id (providers that omit ids exist);
+- `"delay_s": N` answers after N seconds (a slow local model; a client that gave up sees nothing).
 
 Run `python -m buildfixer.llm.fake_server SCRIPT.json [--port N]` for manual demos.
 """
@@ -244,6 +245,7 @@ class _Handler(BaseHTTPRequestHandler):
                 self._send_error(401, f"Incorrect API key provided: {given}")
                 return
         step = self.fake.next_step(body, headers)
+        time.sleep(float(step.get("delay_s", 0)))
         if "error" in step:
             self._send_error(step["error"], step.get("message") or f"scripted error {step['error']}")
             return
@@ -266,11 +268,14 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _send_json(self, status: int, payload: dict[str, Any]) -> None:
         data = json.dumps(payload).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError):  # the client stopped waiting (its timeout)
+            pass
 
     def _send_error(self, status: int, message: str) -> None:
         kind = _ERROR_TYPES.get(status, "server_error" if status >= 500 else "invalid_request_error")

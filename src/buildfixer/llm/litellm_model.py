@@ -22,10 +22,19 @@ import time
 import uuid
 from typing import Any
 
-from buildfixer.core.chat import Message, ModelError, ModelReply, ToolCall, Usage, tokens_by_length
+from buildfixer.core.chat import (
+    CallLimits,
+    Message,
+    ModelError,
+    ModelReply,
+    ModelTimeout,
+    ToolCall,
+    Usage,
+    tokens_by_length,
+)
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.llm.redact import redact
-from buildfixer.llm.text_calls import TEXT_CALL_PREFIX, calls_in_text
+from buildfixer.llm.text_calls import TEXT_CALL_PREFIX, offered_names, prose_around_calls, text_tool_calls
 
 PRICE_IN_ENV = "BUILDFIXER_PRICE_IN"
 PRICE_OUT_ENV = "BUILDFIXER_PRICE_OUT"
@@ -44,6 +53,14 @@ MAX_BACKOFF_S = 60.0
 # The longest reply asked for unless the model settings say otherwise (--max-output-tokens): every
 # provider accepts it, and without one some providers reserve the model's whole output window.
 DEFAULT_MAX_TOKENS = 4096
+# How long one call may take unless set (--model-timeout). A local model on a CPU reads a first
+# request of a few thousand tokens in 30-150 s and may write for minutes more; a hosted one
+# that has not answered in 5 minutes will not.
+DEFAULT_TIMEOUT_S = 300.0
+LOCAL_TIMEOUT_S = 900.0
+# The window a local model is assumed to have unless told (llama.cpp's and ollama's servers are
+# often started with less than the model could take; 32k is what benchmarks/local_model.py serves).
+LOCAL_CONTEXT_WINDOW = 32_768
 # Sent as the key to an API base of the user's (BUILDFIXER_API_BASE) when no key is known: local
 # OpenAI-compatible servers need none, but the openai client refuses to send a request without one.
 PLACEHOLDER_API_KEY = "no-key-needed"
@@ -70,6 +87,7 @@ _TRANSIENT = {
     "BadGatewayError",
 }
 _TRANSIENT_STATUSES = {408, 409, 425, 429}
+_TIMEOUTS = {"Timeout", "APITimeoutError", "ReadTimeout", "TimeoutException"}
 
 _litellm: Any = None
 # litellm >= 1.92 imports its MCP-gateway handler (which needs the proxy extras: mcp, fastapi)
@@ -130,10 +148,12 @@ class LiteLLMModel:
         temperature: Sampling temperature, or None for the provider default.
         max_retries: Retries after the first attempt, for transient errors only.
         backoff_s: First retry delay; doubles on each retry (plus up to 25 % jitter), capped at 60 s.
-        timeout_s: Timeout of one HTTP call.
+        timeout_s: Timeout of one call (DEFAULT_TIMEOUT_S, LOCAL_TIMEOUT_S for local models).
         price_in_per_mtok: Configured input price (USD per million tokens), or None.
         price_out_per_mtok: Configured output price, or None.
         max_tokens: Longest reply asked for, in tokens; always sent (`extra["max_tokens"]` wins).
+        context_window: The model's window in tokens, when the agent must fit its conversation
+            in it (LOCAL_CONTEXT_WINDOW for local models; None: the provider's, not managed).
         extra: Further keyword arguments for `litellm.completion` (e.g. {"seed": 7}).
     """
 
@@ -146,10 +166,11 @@ class LiteLLMModel:
         temperature: float | None = None,
         max_retries: int = 4,
         backoff_s: float = 1.0,
-        timeout_s: float = 300.0,
+        timeout_s: float | None = None,
         price_in_per_mtok: float | None = None,
         price_out_per_mtok: float | None = None,
         max_tokens: int = DEFAULT_MAX_TOKENS,
+        context_window: int | None = None,
         extra: dict[str, Any] | None = None,
     ) -> None:
         if not name:
@@ -160,7 +181,10 @@ class LiteLLMModel:
         self.temperature = temperature
         self.max_retries = max(0, max_retries)
         self.backoff_s = max(0.0, backoff_s)
-        self.timeout_s = timeout_s
+        if timeout_s is not None and timeout_s <= 0:
+            raise BuildfixerError(f"the model timeout must be positive, got {timeout_s:g}s")
+        self.timeout_s = timeout_s or (LOCAL_TIMEOUT_S if self.is_local else DEFAULT_TIMEOUT_S)
+        self.context_window = context_window or (LOCAL_CONTEXT_WINDOW if self.is_local else None)
         if price_in_per_mtok is None and price_out_per_mtok is None:
             price_in_per_mtok, price_out_per_mtok = _env_price(PRICE_IN_ENV), _env_price(PRICE_OUT_ENV)
         if (price_in_per_mtok is None) != (price_out_per_mtok is None):
@@ -225,21 +249,32 @@ class LiteLLMModel:
             missing = [name for name in missing if not name.endswith("_API_BASE")]
         return missing
 
-    def complete(self, messages: list[Message], tools: list[dict[str, Any]]) -> ModelReply:
-        """One model call, with retries on transient errors.
+    def complete(
+        self, messages: list[Message], tools: list[dict[str, Any]], limits: CallLimits | None = None
+    ) -> ModelReply:
+        """One model call within `limits` (and the model's own timeout and reply length), with retries.
+
+        Transient errors are retried; a timeout is not when the model is local (a single-slot
+        server still busy with the first request would queue the copy behind it) or when the
+        timeout was the budget's: the call then fails with `ModelTimeout`.
 
         Raises:
             ModelError: A non-transient error, retries exhausted, or an unusable reply.
         """
         litellm = load_litellm()
+        limits = limits or CallLimits()
+        timeout = min(self.timeout_s, limits.timeout_s) if limits.timeout_s is not None else self.timeout_s
+        max_tokens = int(self.extra.get("max_tokens") or self.max_tokens)
+        if limits.max_tokens is not None:
+            max_tokens = max(1, min(max_tokens, limits.max_tokens))
         kwargs: dict[str, Any] = {
             "model": self.name,
             "messages": messages,
             "tools": tools or None,
-            "timeout": self.timeout_s,
             "num_retries": 0,  # we retry ourselves, with our backoff and our error handling
-            "max_tokens": self.max_tokens,
             **self.extra,
+            "timeout": timeout,
+            "max_tokens": max_tokens,
         }
         if self.api_base:
             kwargs["api_base"] = self.api_base
@@ -252,17 +287,23 @@ class LiteLLMModel:
         if tools and _skip_mcp_flag:
             kwargs.setdefault("_skip_mcp_handler", True)
         start = time.monotonic()
-        response = self._call_with_retries(litellm, kwargs)
+        retry_timeouts = not (self.is_local or timeout < self.timeout_s)
+        response = self._call_with_retries(litellm, kwargs, retry_timeouts=retry_timeouts)
         reply = self._convert(litellm, response, messages, tools)
         reply.duration_s = time.monotonic() - start
         return reply
 
-    def _call_with_retries(self, litellm: Any, kwargs: dict[str, Any]) -> Any:
+    def _call_with_retries(self, litellm: Any, kwargs: dict[str, Any], *, retry_timeouts: bool) -> Any:
         attempt = 0
         while True:
             try:
                 return litellm.completion(**kwargs)
             except Exception as exc:  # litellm maps every provider failure onto its own classes
+                if not retry_timeouts and _TIMEOUTS.intersection(_class_names(exc)):
+                    raise ModelTimeout(
+                        f"model {self.name}: no reply within {kwargs['timeout']:g}s; not sent again "
+                        "(a local server may still be writing it); --model-timeout sets the limit"
+                    ) from None
                 transient = self._is_transient(exc)
                 if not transient or attempt >= self.max_retries:
                     raise self._error(exc, attempts=attempt + 1, transient=transient) from None
@@ -330,12 +371,11 @@ class LiteLLMModel:
         if not calls and tools:
             # A server that does not parse the model's calls leaves them in the text: run them too,
             # under ids that say where they came from (the trajectory keeps the text as written).
-            offered = {str(_get(_get(tool, "function"), "name")) for tool in tools}
-            calls = [
-                ToolCall(id=f"{TEXT_CALL_PREFIX}{uuid.uuid4().hex[:24]}", name=name, arguments=arguments)
-                for name, arguments in calls_in_text(content, offered)
-            ]
+            calls = text_tool_calls(content, offered_names(tools))
         usage = self._usage(litellm, response, messages, tools, content, calls)
+        if calls and calls[0].id.startswith(TEXT_CALL_PREFIX):  # the calls go in tool_calls, once
+            prose = prose_around_calls(content, offered_names(tools))
+            return ModelReply(content=prose, tool_calls=calls, usage=usage, written=content)
         return ModelReply(content=content, tool_calls=calls, usage=usage)
 
     def _usage(

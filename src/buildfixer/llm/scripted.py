@@ -11,7 +11,9 @@ A script is a list of steps, one per model call::
 `arguments` may be a dict (sent as JSON) or a raw string (sent as is, so a script can exercise
 malformed calls). A step `{"error": 503}` stands for a failed HTTP call: the fake server
 (`buildfixer.llm.fake_server`) answers it with that status; `ScriptedModel` treats a transient
-status as a call that was retried and skips it, any other status raises `ModelError`.
+status as a call that was retried and skips it, any other status raises `ModelError`. A step's
+`delay_s` makes the fake server wait that long before answering (a slow local model); the
+scripted model answers at once.
 """
 
 from __future__ import annotations
@@ -21,13 +23,21 @@ import json
 from pathlib import Path
 from typing import Any
 
-from buildfixer.core.chat import Message, ModelError, ModelReply, ToolCall, Usage, tokens_by_length
+from buildfixer.core.chat import (
+    CallLimits,
+    Message,
+    ModelError,
+    ModelReply,
+    ToolCall,
+    Usage,
+    tokens_by_length,
+)
 from buildfixer.core.errors import BuildfixerError
 
 SCRIPT_FINISHED = "(script finished)"
 # HTTP statuses a real client retries (LiteLLMModel does): the scripted model skips them.
 TRANSIENT_STATUSES = frozenset({408, 429, 500, 502, 503, 504, 529})
-_STEP_KEYS = {"content", "tool_calls", "error", "message", "usage"}
+_STEP_KEYS = {"content", "tool_calls", "error", "message", "usage", "delay_s"}
 
 
 def _where(index: int, source: str | None) -> str:
@@ -57,6 +67,9 @@ def validate_steps(steps: Any, source: str | None = None) -> list[dict[str, Any]
         unknown = set(step) - _STEP_KEYS
         if unknown:
             raise BuildfixerError(f"{where}: unknown keys {sorted(unknown)} (known: {sorted(_STEP_KEYS)})")
+        delay = step.get("delay_s", 0)
+        if not isinstance(delay, int | float) or isinstance(delay, bool) or not 0 <= delay <= 600:
+            raise BuildfixerError(f"{where}: 'delay_s' must be a number of seconds from 0 to 600")
         if "error" in step:
             if not isinstance(step["error"], int) or isinstance(step["error"], bool) or step["error"] < 400:
                 raise BuildfixerError(f"{where}: 'error' must be an HTTP status >= 400")
@@ -116,12 +129,14 @@ class ScriptedModel:
         name: Model name shown in reports.
         steps: The script.
         requests: Each call's `(messages, tools)`, deep-copied, for tests to inspect.
+        limits_seen: Each call's `CallLimits` (None when the caller gave none).
     """
 
     def __init__(self, steps: list[dict[str, Any]], name: str = "scripted") -> None:
         self.name = name
         self.steps = validate_steps(steps)
         self.requests: list[tuple[list[Message], list[dict[str, Any]]]] = []
+        self.limits_seen: list[CallLimits | None] = []
         self._next = 0
         self._calls = 0
 
@@ -130,13 +145,18 @@ class ScriptedModel:
         """True once every step has been replayed."""
         return self._next >= len(self.steps)
 
-    def complete(self, messages: list[Message], tools: list[dict[str, Any]]) -> ModelReply:
+    def complete(
+        self, messages: list[Message], tools: list[dict[str, Any]], limits: CallLimits | None = None
+    ) -> ModelReply:
         """Return the next scripted reply ("(script finished)" once the script is exhausted).
+
+        `limits` are recorded in `limits_seen` (a script answers at once and at its own length).
 
         Raises:
             ModelError: The next step is a non-transient error.
         """
         self.requests.append((copy.deepcopy(messages), copy.deepcopy(tools)))
+        self.limits_seen.append(limits)
         step = self._take()
         calls: list[ToolCall] = []
         for call in step.get("tool_calls", []):

@@ -8,23 +8,43 @@ doubles its braces, copying a bug of its chat template). All of these are one JS
 tool, so one scan reads them: every `{` or `[` that starts a JSON value is decoded, and each object
 that names an offered tool becomes a call. A name the agent was not offered never does, so a JSON
 example in prose stays prose.
+
+A reply that calls nothing is not always the model's last word: an empty reply, a call that does
+not parse or names no offered tool, or prose before any tool has run. `reply_problem` says
+what is wrong in one message the model can act on; the agent sends it once before it gives up.
 """
 
 from __future__ import annotations
 
 import json
 import re
+import uuid
 from collections.abc import Collection
 from typing import Any
+
+from buildfixer.core.chat import ToolCall
 
 # Longer replies are not scanned: a call is short, and decoding at every brace of a huge reply
 # would take quadratic time.
 MAX_SCANNED = 200_000
 # The id of a call read from text starts with this, so a trajectory shows which calls were.
 TEXT_CALL_PREFIX = "textcall_"
-_DECODER = json.JSONDecoder()
+# strict=False: small models put raw newlines and tabs in strings (a file's content); JSON forbids
+# them, but their meaning is plain.
+_DECODER = json.JSONDecoder(strict=False)
 # Mistral's newer form: `[TOOL_CALLS]name[ARGS]{...}`.
 _MISTRAL_ARGS = re.compile(r"\[TOOL_CALLS\]\s*([A-Za-z_][\w.-]*)\s*\[ARGS\]")
+# Marks of an attempted call that `calls_in_text` could not read.
+_CALL_MARKS = re.compile(
+    r"<tool_call>|<\|python_tag\|>|\[TOOL_CALLS\]|<function[=>]|\"(?:name|function|arguments|parameters)\"\s*:"
+)
+_NAMED = re.compile(r"\"(?:name|function)\"\s*:\s*\"([^\"]{1,80})\"")
+# What is left around a call once it is cut out: its tags, an empty fence, Llama's and Mistral's markers.
+_WRAPPERS = re.compile(
+    r"<tool_call>\s*</tool_call>|```(?:json|tool_call)?\s*```|<\|python_tag\|>|\[TOOL_CALLS\]"
+)
+# How a call should look, in the words of the Qwen/Hermes form the small local models know.
+_CALL_FORM = '<tool_call>{"name": "TOOL", "arguments": {...}}</tool_call>'
 
 
 def calls_in_text(text: str, tools: Collection[str]) -> list[tuple[str, str]]:
@@ -33,23 +53,42 @@ def calls_in_text(text: str, tools: Collection[str]) -> list[tuple[str, str]]:
     Only names in `tools` count. Arguments come from `arguments` or `parameters`, as an object or
     as a JSON string; a call without them has `{}`.
     """
+    return [(name, arguments) for name, arguments, _ in _scan(text, tools)]
+
+
+def prose_around_calls(text: str, tools: Collection[str]) -> str:
+    """`text` without the calls `calls_in_text` reads in it, nor the tags and fences around them.
+
+    What the conversation keeps of a reply whose calls were read from text: the calls go in the
+    message's `tool_calls`, and a chat template that renders those would otherwise show them twice.
+    """
+    kept, last = [], 0
+    for _, _, (start, end) in _scan(text, tools):
+        kept.append(text[last:start])
+        last = end
+    kept.append(text[last:])
+    return _WRAPPERS.sub("", "".join(kept)).strip()
+
+
+def _scan(text: str, tools: Collection[str]) -> list[tuple[str, str, tuple[int, int]]]:
+    """Each call in `text` with the span of text it was read from."""
     if not text or len(text) > MAX_SCANNED or not tools:
         return []
-    calls: list[tuple[str, str]] = []
+    calls: list[tuple[str, str, tuple[int, int]]] = []
     position = 0
     while position < len(text):
         mistral = _MISTRAL_ARGS.match(text, position)
         if mistral and mistral.group(1) in tools:
             value, end = _decode(text, mistral.end())
             if isinstance(value, dict):
-                calls.append((mistral.group(1), json.dumps(value)))
+                calls.append((mistral.group(1), json.dumps(value), (position, end)))
                 position = end
                 continue
         if text[position] in "{[":
             value, end = _decode(text, position)
             found = _calls_of(value, tools) if end else []
             if found:
-                calls.extend(found)
+                calls.extend((name, arguments, (position, end)) for name, arguments in found)
                 position = end
                 continue
         position += 1
@@ -94,3 +133,47 @@ def _call_of(value: Any, tools: Collection[str]) -> tuple[str, str] | None:
     if not isinstance(arguments, dict):
         return None
     return name, json.dumps(arguments)
+
+
+def offered_names(schemas: list[dict[str, Any]]) -> set[str]:
+    """The names of the tools in OpenAI function schemas."""
+    return {str((schema.get("function") or {}).get("name")) for schema in schemas}
+
+
+def text_tool_calls(text: str, tools: Collection[str]) -> list[ToolCall]:
+    """`calls_in_text` as tool calls, their ids starting with TEXT_CALL_PREFIX (a trajectory shows them)."""
+    return [
+        ToolCall(id=f"{TEXT_CALL_PREFIX}{uuid.uuid4().hex[:24]}", name=name, arguments=arguments)
+        for name, arguments in calls_in_text(text, tools)
+    ]
+
+
+def reply_problem(text: str, tools: Collection[str], *, acted: bool) -> str | None:
+    """What is wrong with a reply that calls no tool, as a message the model can act on; None if nothing.
+
+    Args:
+        text: The reply's text.
+        tools: The names of the tools offered.
+        acted: Whether a tool has run in this conversation: prose before any tool ran is a
+            reply that did nothing, after that it is the model's final word.
+    """
+    if not tools:
+        return None
+    names = ", ".join(sorted(tools))
+    how = f"Call a tool through the API's tool calls, or write exactly one {_CALL_FORM} per call."
+    if not text.strip():
+        return f"Your reply was empty. {how} Your tools: {names}."
+    if _CALL_MARKS.search(text[:MAX_SCANNED]):
+        unknown = [name for name in _NAMED.findall(text) if name not in tools]
+        if unknown:
+            return f"{unknown[0]!r} is not one of your tools; your tools: {names}. {how}"
+        return (
+            "Your reply looks like a tool call, but it could not be read: the arguments must be one "
+            f"JSON object with double-quoted keys and strings. {how} Your tools: {names}."
+        )
+    if not acted:
+        return (
+            f"Nothing has been changed or run yet: describing a fix does not apply it. {how} "
+            f"Your tools: {names}. Answer without a call only when the build is fixed."
+        )
+    return None
