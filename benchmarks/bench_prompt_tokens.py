@@ -1,6 +1,12 @@
 """Prompt-size benchmark: tokens of the agent's first prompt and of a run_build result, raw vs condensed.
 
 Run: PYTHONPATH=src python benchmarks/bench_prompt_tokens.py [--only NAME ...]
+     PYTHONPATH=src python benchmarks/bench_prompt_tokens.py --first-request
+
+`--first-request` prints, per toolset and build system, the tokens of the tool agent's first
+request: system prompt + first user message + the tool schemas (their JSON, as sent), on each
+build system's `missing-version` example (one real build each). PYTHONPATH picks the sources
+measured (the repository's src is only the fallback), so an older copy can be compared.
 
 For every bundled broken example: build it for real, then count (with the gpt-4o tokenizer
 through litellm, offline) the tokens of
@@ -17,6 +23,7 @@ view (noise removed, head and tail kept under the tool's output cap), and the co
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import sys
@@ -24,7 +31,7 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "src"))
+sys.path.append(str(ROOT / "src"))  # after PYTHONPATH: an older copy of src can be measured
 
 from buildfixer.agents.prompts import first_message, system_prompt  # noqa: E402
 from buildfixer.buildsys.analyzed import build_and_analyze  # noqa: E402
@@ -37,6 +44,16 @@ from buildfixer.tools.build_support import OUTPUT_ROOM, clean_output, format_bui
 
 FIXTURES = ROOT / "tests" / "fixtures" / "logs"
 from buildfixer.tools.context import ToolContext  # noqa: E402
+from buildfixer.tools.presets import PRESETS, make_toolset  # noqa: E402
+from buildfixer.tools.web import knowledge_from_env, search_from_env  # noqa: E402
+
+# One example per build system, the same kind of failure in each.
+FIRST_REQUEST_EXAMPLES = {
+    "gradle": "gradle-app/missing-version",
+    "maven": "maven-app/missing-version",
+    "python": "python-app/missing-version",
+    "npm": "npm-app/missing-version",
+}
 
 
 def count_tokens(text: str) -> int:
@@ -49,7 +66,13 @@ def count_tokens(text: str) -> int:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--only", nargs="*", default=[])
+    parser.add_argument(
+        "--first-request", action="store_true", help="tokens of the first request, toolset x build system"
+    )
     args = parser.parse_args()
+    if args.first_request:
+        bench_first_request()
+        return
     examples = [e for e in load_examples() if not args.only or e.name in args.only]
     rows = []
     print(f"system prompt: {count_tokens(system_prompt())} tokens\n")
@@ -88,6 +111,48 @@ def main() -> None:
     )
     print(f"root error kept in the condensed view: {sum(r[4] for r in rows)}/{len(rows)}")
     bench_log_fixtures()
+
+
+def first_request_tokens(ctx: ToolContext, preset: str, first: str) -> tuple[int, int, int]:
+    """Tokens of (system prompt + first message, tool schemas, both) of the tool agent's first request."""
+    schemas = [tool.schema() for tool in make_toolset(ctx, preset)]
+    prompt = count_tokens(system_prompt()) + count_tokens(first)
+    tools = count_tokens(json.dumps(schemas)) if schemas else 0
+    return prompt, tools, prompt + tools
+
+
+def bench_first_request() -> None:
+    """A table toolset x build system of the first request's tokens (schemas in brackets)."""
+    import buildfixer
+
+    print(f"sources: {Path(buildfixer.__file__).parent}")
+    systems = list(FIRST_REQUEST_EXAMPLES)
+    firsts: dict[str, tuple[ToolContext, str]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for system, name in FIRST_REQUEST_EXAMPLES.items():
+            (example,) = [e for e in load_examples() if e.name == name]
+            project = materialize(example, Path(tmp) / name.replace("/", "_"))
+            options = BuildOptions(jdk=example.jdk)
+            result, _ = build_and_analyze(project, options)
+            ctx = ToolContext(
+                root=project, build_system=system, options=options,
+                search=search_from_env(), knowledge=knowledge_from_env(),
+            )  # fmt: skip
+            # The tool agent's first message shows the condensed view (AgentSettings.first_error).
+            firsts[system] = (ctx, first_message(project, format_build_output(ctx, result, "condensed")))
+        print("first request tokens: total (of which tool schemas); gpt-4o tokenizer\n")
+        print(f"| toolset | {' | '.join(systems)} |")
+        print(f"|---|{'---|' * len(systems)}")
+        worst = 0
+        for preset in PRESETS:
+            cells = []
+            for system in systems:
+                ctx, first = firsts[system]
+                _, tools, total = first_request_tokens(ctx, preset, first)
+                worst = max(worst, total)
+                cells.append(f"{total:,} ({tools:,})")
+            print(f"| {preset} | {' | '.join(cells)} |")
+    print(f"\nlargest first request: {worst:,} tokens")
 
 
 def bench_log_fixtures() -> None:

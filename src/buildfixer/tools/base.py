@@ -20,16 +20,22 @@ from buildfixer.core.errors import ToolError as ToolError  # defined low: core.c
 
 # Output sent back to the model is capped: a 10 MB build log would blow any context window.
 DEFAULT_OUTPUT_LIMIT = 16_000
+# What a capped output's note tells the model when the tool says nothing better.
+MORE = "ask for a smaller part to see them"
 
 
-def cap_output(text: str, limit: int = DEFAULT_OUTPUT_LIMIT) -> str:
-    """Keep the head and the (usually more telling) tail of a long output, saying what was cut."""
+def cap_output(text: str, limit: int = DEFAULT_OUTPUT_LIMIT, more: str = "") -> str:
+    """Keep the head and the (usually more telling) tail of a long output, saying what was cut.
+
+    `more` says how to see what was cut (e.g. "filter the output with grep, head or tail").
+    """
     if len(text) <= limit:
         return text
+    note = f"; {more}" if more else ""
     head = limit // 4
-    tail = limit - head
+    tail = max(limit - head - len(note), 0)
     cut = len(text) - head - tail
-    return f"{text[:head]}\n[... {cut} characters omitted ...]\n{text[-tail:]}"
+    return f"{text[:head]}\n[... {cut} characters omitted{note} ...]\n{text[len(text) - tail :]}"
 
 
 @dataclass
@@ -42,6 +48,7 @@ class Tool:
         parameters: JSON schema (type object) of the arguments.
         fn: The implementation; returns the text result or raises ToolError.
         output_limit: Results longer than this are capped.
+        more: How to see what a capped result left out (said in the cap's note).
     """
 
     name: str
@@ -49,6 +56,7 @@ class Tool:
     parameters: dict[str, Any]
     fn: Callable[..., str]
     output_limit: int = DEFAULT_OUTPUT_LIMIT
+    more: str = MORE
 
     def schema(self) -> dict[str, Any]:
         """The OpenAI function-calling schema."""
@@ -81,7 +89,7 @@ class Tool:
             raise ToolError(f"not a text file ({exc.reason})") from None
         except OSError as exc:
             raise ToolError(f"{exc.strerror or exc}: {exc.filename or ''}".rstrip(": ")) from None
-        return cap_output(result, self.output_limit)
+        return cap_output(result, self.output_limit, self.more)
 
 
 def parse_arguments(arguments: str | dict[str, Any] | None) -> dict[str, Any]:
@@ -90,8 +98,8 @@ def parse_arguments(arguments: str | dict[str, Any] | None) -> dict[str, Any]:
         return {}
     if isinstance(arguments, dict):
         return dict(arguments)
-    try:
-        value = json.loads(arguments)
+    try:  # strict=False: raw newlines in a string (a file's content) are a small model's habit
+        value = json.loads(arguments, strict=False)
     except (json.JSONDecodeError, RecursionError) as exc:
         raise ToolError(f"arguments are not valid JSON ({exc}); send a JSON object") from None
     if value is None:
@@ -159,8 +167,9 @@ def _docstring_parts(doc: str) -> tuple[str, dict[str, str]]:
 
 
 def make_tool(
-    fn: Callable[..., str], name: str | None = None, output_limit: int = DEFAULT_OUTPUT_LIMIT
-) -> Tool:
+    fn: Callable[..., str], name: str | None = None, output_limit: int = DEFAULT_OUTPUT_LIMIT,
+    more: str = MORE,
+) -> Tool:  # fmt: skip
     """Build a Tool from a typed function with a Google-style docstring.
 
     Every parameter must be annotated and documented: a schema with an undocumented parameter
@@ -181,4 +190,4 @@ def make_tool(
             required.append(param.name)
         props[param.name] = schema
     parameters: dict[str, Any] = {"type": "object", "properties": props, "required": required}
-    return Tool(name or fn.__name__, description, parameters, fn, output_limit)
+    return Tool(name or fn.__name__, description, parameters, fn, output_limit, more)

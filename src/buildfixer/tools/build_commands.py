@@ -34,7 +34,13 @@ from buildfixer.buildsys.plan import executable
 from buildfixer.buildsys.runner import RunResult
 from buildfixer.buildsys.sandbox.variables import build_environment
 from buildfixer.tools.base import Tool, ToolError, make_tool
-from buildfixer.tools.build_support import command_view, raw_view, run_tool_build, run_tool_command
+from buildfixer.tools.build_support import (
+    MORE_OUTPUT,
+    command_build_view,
+    command_view,
+    run_tool_build,
+    run_tool_command,
+)
 from buildfixer.tools.context import ToolContext
 
 # Shell operators: separators, pipes, redirections, background jobs, command substitution.
@@ -127,6 +133,19 @@ def confine_paths(ctx: ToolContext, args: list[str], system: str = "") -> list[s
     return args
 
 
+def _described(ctx: ToolContext, fn: Callable[..., str], output: str) -> Tool:
+    """The command tool, its description saying what its result shows under `ctx.build_output`.
+
+    `output` names what follows the status line in the raw form, e.g. "Gradle's output (beginning
+    and end when long)".
+    """
+    tool = make_tool(fn, more=MORE_OUTPUT)
+    if ctx.build_output == "condensed":
+        output = "the output, condensed to its errors when a build failed"
+    tool.description = tool.description.replace("{output}", output)
+    return tool
+
+
 def _gradle_tool(ctx: ToolContext) -> Tool:
     def run_gradle_command(gradle_command: str) -> str:
         """Run a Gradle command in this Gradle project and return its output.
@@ -137,7 +156,7 @@ def _gradle_tool(ctx: ToolContext) -> Tool:
         "gradle dependencies" and "dependencies" run the same, with the project's wrapper when its
         Gradle distribution is available here, else the installed Gradle, on the selected JDK.
         Only Gradle arguments are accepted: no pipes, redirections or command chains. The result
-        starts with a status line followed by Gradle's output (beginning and end when long).
+        starts with a status line followed by {output}.
 
         Args:
             gradle_command: The Gradle command line, e.g. "./gradlew dependencies --configuration
@@ -146,9 +165,9 @@ def _gradle_tool(ctx: ToolContext) -> Tool:
         args = confine_paths(ctx, split_command(gradle_command, _GRADLE_LAUNCHERS, "Gradle"))
         if not args:
             raise ToolError("name the Gradle tasks to run, e.g. './gradlew tasks' or './gradlew build'")
-        return raw_view(run_tool_build(ctx, args))
+        return command_build_view(ctx, run_tool_build(ctx, args))
 
-    return make_tool(run_gradle_command)
+    return _described(ctx, run_gradle_command, "Gradle's output (beginning and end when long)")
 
 
 def _maven_tool(ctx: ToolContext) -> Tool:
@@ -160,8 +179,7 @@ def _maven_tool(ctx: ToolContext) -> Tool:
         single phases and plugin goals (`test -Dtest=ParserTest`). "mvn dependency:tree",
         "./mvnw dependency:tree" and "dependency:tree" run the same: Maven in batch mode with the
         shared local repository, on the selected JDK. Only Maven arguments are accepted: no pipes,
-        redirections or command chains. The result starts with a status line followed by Maven's
-        output (beginning and end when long).
+        redirections or command chains. The result starts with a status line followed by {output}.
 
         Args:
             maven_command: The Maven command line, e.g. "mvn dependency:tree" or "-X compile".
@@ -169,9 +187,9 @@ def _maven_tool(ctx: ToolContext) -> Tool:
         args = confine_paths(ctx, split_command(maven_command, _MAVEN_LAUNCHERS, "Maven"))
         if not args:
             raise ToolError("name the Maven goals or phases to run, e.g. 'mvn dependency:tree'")
-        return raw_view(run_tool_build(ctx, args))
+        return command_build_view(ctx, run_tool_build(ctx, args))
 
-    return make_tool(run_maven_command)
+    return _described(ctx, run_maven_command, "Maven's output (beginning and end when long)")
 
 
 def _npm_script(ctx: ToolContext, args: list[str]) -> str | None:
@@ -204,7 +222,7 @@ def _npm_tool(ctx: ToolContext) -> Tool:
         with the shared cache: ls, view/info, outdated, explain/why, install, ci, uninstall,
         update, dedupe, prune and audit (e.g. "npm view typescript versions", "npm ls --all",
         "npm install left-pad@1.3.0 --save-dev"). Other npm commands and shell syntax are
-        refused. The result starts with a status line followed by the output.
+        refused. The result starts with a status line followed by {output}.
 
         Args:
             npm_command: The npm command line, e.g. "npm run lint" or "npm view react versions".
@@ -214,7 +232,7 @@ def _npm_tool(ctx: ToolContext) -> Tool:
             raise ToolError("name the npm command to run, e.g. 'npm run build' or 'npm ls'")
         script = _npm_script(ctx, args)
         if script is not None:
-            return raw_view(run_tool_build(ctx, [script]))
+            return command_build_view(ctx, run_tool_build(ctx, [script]))
         if args[0] not in _NPM_DIRECT:
             accepted = ", ".join(sorted(_NPM_DIRECT))
             raise ToolError(f"npm {args[0]} is not accepted; use run <script>, test, start, or: {accepted}")
@@ -222,9 +240,9 @@ def _npm_tool(ctx: ToolContext) -> Tool:
         note = ""
         if (manager := npm.package_manager(ctx.root)) != "npm":
             note = f"\nNote: this project uses {manager}; this ran npm, which ignores {manager}'s lockfile."
-        return command_view(shlex.join(["npm", *args]), run, output) + note
+        return command_view(ctx, shlex.join(["npm", *args]), run, output) + note
 
-    return make_tool(run_npm_command)
+    return _described(ctx, run_npm_command, "the output")
 
 
 def run_npm(ctx: ToolContext, args: list[str]) -> tuple[RunResult, str]:
@@ -266,7 +284,7 @@ def _python_tool(ctx: ToolContext) -> Tool:
         and its test dependencies), so call the build first. Accepted: "python -m <module> ...",
         "pytest ..." and "pip ..." (e.g. "pytest tests/test_parser.py -x", "pip show requests",
         "pip install 'requests<3'", "python -m mypy src"). Shell syntax, scripts and `python -c`
-        are refused. The result starts with a status line followed by the output.
+        are refused. The result starts with a status line followed by {output}.
 
         Args:
             python_command: The command line, e.g. "pytest -x -k parser" or "pip list".
@@ -299,9 +317,9 @@ def _python_tool(ctx: ToolContext) -> Tool:
         }
         argv = [str(python), "-m", module, *rest]
         run, output = run_tool_command(ctx, argv, env, ctx.options.timeout_s, "python")
-        return command_view(shlex.join(["python", "-m", module, *rest]), run, output)
+        return command_view(ctx, shlex.join(["python", "-m", module, *rest]), run, output)
 
-    return make_tool(run_python_command)
+    return _described(ctx, run_python_command, "the output")
 
 
 COMMAND_TOOL_FACTORIES: dict[str, Callable[[ToolContext], Tool]] = {

@@ -1,10 +1,16 @@
 """What the build tools share: running builds and commands for a tool, and showing their output.
 
-A build's output reaches the model in one of two forms. The raw form is the build's own output
-(as the first study gave it), cleaned of what no reader needs (ANSI codes, progress bars, the
-hundreds of `MavenResolverHook` stack lines Debian's Gradle prints) and capped to its beginning
-and end. The condensed form is the log analyzer's view: the root error with its location, the
-log and source around it, and the other errors. Both start with one status line.
+A build's output reaches the model in one of two forms (`ToolContext.build_output`). The raw form
+is the build's own output (as the first study gave it), cleaned of what no reader needs (ANSI
+codes, progress bars, the hundreds of `MavenResolverHook` stack lines Debian's Gradle prints) and
+capped to its beginning and end. The condensed form is the log analyzer's view: the root error
+with its location, the log and source around it, and the other errors. Both start with one
+status line.
+
+The same goes for the commands an agent runs through the build system's command tool or the
+shell: their output is cleaned and capped in either form, and under "condensed" a failed build's
+output is shown as the analyzer's view. A command that succeeded keeps its output (cleaned and
+capped): the model ran `dependencies` or `npm ls` to read it.
 """
 
 from __future__ import annotations
@@ -23,7 +29,9 @@ from buildfixer.core.build_result import BuildResult
 from buildfixer.core.confined import WorkspaceFiles
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.core.protocols import Confinement
+from buildfixer.logs.analyze import analyze_text
 from buildfixer.logs.condense import condense
+from buildfixer.logs.locate import locate_in_project
 from buildfixer.logs.text import clean_log, decode_output
 from buildfixer.logs.window import read_window, split_at_marker
 from buildfixer.tools.base import DEFAULT_OUTPUT_LIMIT, ToolError, cap_output
@@ -35,6 +43,9 @@ OUTPUT_ROOM = DEFAULT_OUTPUT_LIMIT - 2_000
 CONDENSED_TOKENS = 2_000
 # Lines of output a condensed view shows when there is no error to analyze (a successful build).
 _SUCCESS_TAIL = 15
+OUTPUT_STYLES = ("raw", "condensed")
+# What a capped build or command output's note says about the part left out.
+MORE_OUTPUT = "narrow the command (one task, a filter) to see them"
 
 # Arguments the build plans add for their own reasons; the status line leaves them out.
 _PLUMBING = {
@@ -127,7 +138,7 @@ def _cap_body(body: str, room: int) -> str:
     """`cap_output`, except that the line saying how much of a huge log was skipped is kept."""
     parts = split_at_marker(body)
     if parts is None:
-        return cap_output(body, room)
+        return cap_output(body, room, MORE_OUTPUT)
     head, marker, tail = (part.strip("\n") for part in parts)
     kept_head = head[: room // 4]
     kept_tail = tail[-(room - len(kept_head)) :]  # at least three quarters of the room
@@ -149,14 +160,46 @@ def condensed_view(result: BuildResult, project: Path) -> str:
     return f"{_header(result)}\n\n{condense(analysis, CONDENSED_TOKENS, WorkspaceFiles(project))}"
 
 
+def _style(ctx: ToolContext, style: str | None = None) -> str:
+    style = style or ctx.build_output
+    if style not in OUTPUT_STYLES:
+        raise ValueError(f"unknown build output style {style!r} (raw, condensed)")
+    return style
+
+
 def format_build_output(ctx: ToolContext, result: BuildResult, style: str | None = None) -> str:
     """A build result as a tool (or a first message) shows it: "raw" or "condensed" (ctx.build_output)."""
-    style = style or ctx.build_output
-    if style == "condensed":
+    if _style(ctx, style) == "condensed":
         return condensed_view(result, ctx.root)
-    if style != "raw":
-        raise ValueError(f"unknown build output style {style!r} (raw, condensed)")
     return raw_view(result)
+
+
+def command_build_view(ctx: ToolContext, result: BuildResult) -> str:
+    """A build the agent's command ran (`gradle dependencies`, `npm run lint`), as the tool returns it.
+
+    Raw: the cleaned, capped output. Condensed: a failure as the analyzer's view; a success keeps
+    its output (cleaned, capped), which is what the command was run for.
+    """
+    if _style(ctx) == "condensed" and result.status != "success":
+        return condensed_view(result, ctx.root)
+    return raw_view(result)
+
+
+def output_body(ctx: ToolContext, output: str, failed: bool, room: int = OUTPUT_ROOM) -> str:
+    """A build-like command's output: cleaned and capped; under "condensed", a failure's analysis.
+
+    The analysis is of the output's text (a pytest or pip run, a build started from the shell);
+    when it recognises no error, the cleaned output is shown instead.
+    """
+    body = clean_output(output)
+    if failed and _style(ctx) == "condensed" and body:
+        analysis = analyze_text(output)
+        if analysis.errors:
+            files = WorkspaceFiles(ctx.root)  # source lines read confined, as in condensed_view
+            locate_in_project(analysis.errors, files)
+            note = f"[{len(body.splitlines())} lines of output condensed to their errors]"
+            return f"{condense(analysis, CONDENSED_TOKENS, files)}\n{note}"
+    return _cap_body(body, room) if body else ""
 
 
 def standard_command(ctx: ToolContext) -> str:
@@ -213,13 +256,14 @@ def run_tool_command(
     return run, output
 
 
-def command_view(command: str, run: RunResult, output: str, room: int = OUTPUT_ROOM) -> str:
-    """A command's status line and cleaned output (for commands that are not builds)."""
+def command_view(ctx: ToolContext, command: str, run: RunResult, output: str, room: int = OUTPUT_ROOM) -> str:
+    """A command's status line and its output as `output_body` shows it (npm, pip, pytest commands)."""
     if run.timed_out:
         verdict = "COMMAND TIMED OUT (killed)"
     elif run.exit_code == 0:
         verdict = "COMMAND SUCCEEDED (exit 0)"
     else:
         verdict = f"COMMAND FAILED (exit {run.exit_code})"
-    body = clean_output(output) or "(no output)"
-    return f"{verdict} in {run.duration_s:.1f}s — {command}\n\n{cap_output(body, room)}"
+    failed = run.timed_out or run.exit_code != 0
+    body = output_body(ctx, output, failed, room) or "(no output)"
+    return f"{verdict} in {run.duration_s:.1f}s — {command}\n\n{body}"

@@ -1,9 +1,10 @@
 """Build tools ("tool bridging"): the build, the build system's command, the JDK and Gradle versions.
 
 Every build goes through the build layer with the context's options (timeout, warm or cold,
-offline, sandbox), and every result is appended to `ctx.builds`. Offered everywhere: run_build,
+offline, sandbox), and every result is appended to `ctx.builds`. Made everywhere: run_build,
 validate_and_build and change_java_version. On Gradle projects also run_gradle_command and
-upgrade_gradle; elsewhere the build system's command tool (see build_commands).
+upgrade_gradle; elsewhere the build system's command tool (see build_commands). Which of them a
+toolset offers is the presets' choice (change_java_version only on JVM projects).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from buildfixer.core import confined
 from buildfixer.tools.base import Tool, ToolError, make_tool
 from buildfixer.tools.build_commands import command_tools
 from buildfixer.tools.build_support import (
+    MORE_OUTPUT,
     condensed_view,
     format_build_output,
     run_tool_build,
@@ -44,18 +46,21 @@ def _run_build_tool(ctx: ToolContext) -> Tool:
     def run_build() -> str:
         """Run the project's standard build and return its output.
 
-        The standard build is what a developer runs to check the whole project: `./gradlew build`
-        for Gradle (`assembleDebug` for Android apps), `mvn package` for Maven, installing the
-        package with pip into a fresh virtualenv and running pytest for Python, `npm ci` followed
-        by the `build` and `test` scripts for npm. It uses the Java version chosen with
-        change_java_version. The result starts with a status line (succeeded or failed, exit code,
-        time, command, JDK), then the build's output; a long output keeps its beginning and end.
-        Run it after each change to see whether the build is fixed or what fails next.
+        Run it after each change to see whether the build is fixed or what fails next. The result
+        starts with a status line (succeeded or failed, exit code, time, command), then {shown}.
+        This project's build: {build}.
         """
         return format_build_output(ctx, run_tool_build(ctx))
 
-    tool = make_tool(run_build)
-    tool.description += f" This project's build: {standard_command(ctx)}."
+    tool = make_tool(run_build, more=MORE_OUTPUT)
+    if ctx.build_output == "condensed":
+        shown = "a failure's errors (the root error first, at its file and line) or a success's last lines"
+    else:
+        shown = "the build's output; a long output keeps its beginning and end"
+    build = standard_command(ctx)
+    if ctx.build_system in JVM_SYSTEMS:
+        build += ", on the JDK chosen with change_java_version"
+    tool.description = tool.description.replace("{shown}", shown).replace("{build}", build)
     return tool
 
 
@@ -63,15 +68,16 @@ def _validate_tool(ctx: ToolContext) -> Tool:
     def validate_and_build() -> str:
         """Build the project to check the current state and report the errors it finds.
 
-        Runs the standard build (the same as a developer's `./gradlew build`, `mvn package`,
-        `pip install` + `pytest`, or `npm ci` + build + test) and, when it fails, returns an
-        analysis instead of the raw log: the root error with its file and line, the log and
-        source lines around it, the other errors, and the end of the log. A successful build
-        returns its status line and last lines. Call it after each change.
+        When the build fails, returns an analysis instead of the raw log: the root error with its
+        file and line, the log and source lines around it, the other errors, and the end of the
+        log. A successful build returns its status line and last lines. Call it after each change.
+        This project's build: {build}.
         """
         return condensed_view(run_tool_build(ctx), ctx.root)
 
-    return make_tool(validate_and_build)
+    tool = make_tool(validate_and_build)
+    tool.description = tool.description.replace("{build}", standard_command(ctx))
+    return tool
 
 
 def _java_tool(ctx: ToolContext) -> Tool:
@@ -80,11 +86,10 @@ def _java_tool(ctx: ToolContext) -> Tool:
     def change_java_version(version: int) -> str:
         """Choose the Java version (JDK) that later builds and commands use.
 
-        Builds of Gradle and Maven projects compile and run with the chosen JDK (JAVA_HOME and
-        PATH point at it); Gradle cleans once after a switch so that no task keeps a result of
-        the old JDK. Switch when the build needs a newer or older Java: "release version 21 not
-        supported", "Unsupported class file major version 61", a Gradle or plugin version that
-        does not run on this Java. Only installed versions can be chosen.
+        Builds compile and run with the chosen JDK (JAVA_HOME and PATH point at it). Switch when
+        the build needs a newer or older Java: "release version 21 not supported", "Unsupported
+        class file major version 61", a plugin version that does not run on this Java. Only
+        installed versions can be chosen.
 
         Args:
             version: Major Java version to build with, e.g. 17 or 21.
@@ -103,6 +108,11 @@ def _java_tool(ctx: ToolContext) -> Tool:
         return message
 
     tool = make_tool(change_java_version)
+    if ctx.build_system == "gradle":
+        tool.description += (
+            " Gradle cleans once after a switch so that no task keeps a result of the old JDK; a Gradle "
+            "version too old for this Java is another reason to switch."
+        )
     schema = tool.parameters["properties"]["version"]
     if installed:
         schema["enum"] = installed

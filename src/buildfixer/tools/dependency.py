@@ -20,6 +20,7 @@ from buildfixer.deps.versions import newest_version
 from buildfixer.tools.base import Tool, ToolError, make_tool
 from buildfixer.tools.build_commands import run_npm
 from buildfixer.tools.context import ToolContext
+from buildfixer.tools.examples import examples_for, fill
 
 _JVM = ("gradle", "maven")
 
@@ -58,6 +59,25 @@ def _find(ctx: ToolContext, dependency: str) -> list[deps.Declaration]:
             "a build file of the project leads outside the workspace (a symbolic link?): "
             "the dependency tools do not read or edit it"
         ) from None
+
+
+def split_spec(build_system: str, dependency: str) -> tuple[str, str | None]:
+    """A dependency as the ecosystem writes it with its version: the name and the version, if any.
+
+    `lodash@4.17.21` and `@types/node@20.1.0` (npm), `requests==2.31.0` (pip),
+    `org.example:lib:1.2` (Gradle and Maven); anything else is a bare name.
+    """
+    spec = dependency.strip()
+    if build_system == "npm" and "@" in spec[1:]:
+        name, _, version = spec.rpartition("@")
+        return (name, version or None) if name else (spec, None)
+    if build_system == "python" and "==" in spec:
+        name, _, version = spec.partition("==")
+        return name.strip(), version.strip() or None
+    if build_system in _JVM and spec.count(":") == 2:
+        group, artifact, version = spec.split(":")
+        return f"{group}:{artifact}", version or None
+    return spec, None
 
 
 def _declarations(ctx: ToolContext, dependency: str) -> tuple[str, list[deps.Declaration]]:
@@ -123,20 +143,19 @@ def dependency_tools(ctx: ToolContext) -> list[Tool]:
     """`dependency_upgrade` and `remove_dependency` bound to a workspace."""
 
     def dependency_upgrade(dependency: str, version: str | None = None) -> str:
-        """Set a declared dependency (or plugin) to another version and return what changed.
+        """Set a declared dependency to another version and return what changed.
 
-        Edits every declaration of it in the build files (build.gradle[.kts], version catalogs,
-        gradle.properties, pom.xml, pyproject.toml, setup.py/setup.cfg, requirements files,
-        package.json); a version held in a property (${kotlin.version}, $gsonVersion) is changed
-        where the property is defined. Without a version, the newest published release is used
-        (from the local caches and, when online, Maven Central / Google / the Gradle plugin
-        portal, PyPI or the npm registry).
+        Edits every declaration of it in the build files ({manifests}). Without a version, the
+        newest published release is used (from the local caches and, when online, {registries}).
 
         Args:
-            dependency: "group:artifact" (or a Gradle plugin id) for Gradle and Maven, the
-                distribution name for pip, the package name for npm.
-            version: The version to ask for; omitted: the newest published release.
+            dependency: {dependency}.
+            version: The version to ask for, e.g. {version}; omitted: the newest release.
         """
+        dependency, attached = split_spec(ctx.build_system, dependency)
+        if attached and version and attached != version.strip():
+            raise ToolError(f"two versions given: {attached} in dependency and {version} in version")
+        version = version or attached
         name, found = _declarations(ctx, dependency)
         if version is None:
             registry_name = name
@@ -164,17 +183,15 @@ def dependency_tools(ctx: ToolContext) -> list[Tool]:
         return f"{name}: {before} -> {version}\n{_show(edits)}{note}"
 
     def remove_dependency(dependency: str) -> str:
-        """Remove a declared dependency (or plugin) from the build files and return what changed.
+        """Remove a declared dependency from the build files and return what changed.
 
-        Deletes each declaration with its line (a Maven <dependency> block, a Gradle
-        `implementation '...'` line, a requirement, a package.json entry); a version property it
-        used stays. Code that still uses the dependency will then fail to compile.
+        Deletes each declaration ({declaration}). Code that still uses the dependency will then
+        fail to build.
 
         Args:
-            dependency: "group:artifact" (or a Gradle plugin id) for Gradle and Maven, the
-                distribution name for pip, the package name for npm.
+            dependency: {dependency}.
         """
-        name, found = _declarations(ctx, dependency)
+        name, found = _declarations(ctx, split_spec(ctx.build_system, dependency)[0])
         edits = deps.remove_dependency(ctx.root, name)
         if not edits:
             where = "; ".join(f"{d.file}: {d.text.splitlines()[0]}" for d in found)
@@ -184,4 +201,6 @@ def dependency_tools(ctx: ToolContext) -> list[Tool]:
         _write(ctx, edits)
         return f"removed {name}\n{_show(edits)}"
 
-    return [make_tool(_confined(ctx, dependency_upgrade)), make_tool(_confined(ctx, remove_dependency))]
+    examples = examples_for(ctx.build_system)
+    tools = [make_tool(_confined(ctx, dependency_upgrade)), make_tool(_confined(ctx, remove_dependency))]
+    return [fill(tool, examples) for tool in tools]

@@ -17,6 +17,7 @@ import stat
 from buildfixer.core.confined import Node, open_node, writable
 from buildfixer.tools.base import DEFAULT_OUTPUT_LIMIT, Tool, ToolError, make_tool
 from buildfixer.tools.context import ToolContext
+from buildfixer.tools.examples import examples_for, fill
 from buildfixer.tools.patterns import LineSearch, PathMatcher, glob_regex, relative_to_base
 from buildfixer.tools.walk import encode, is_binary, link_entry, text_files, walk_files
 
@@ -139,15 +140,13 @@ def file_tools(ctx: ToolContext) -> list[Tool]:
     def read_file(path: str, offset: int | None = None, limit: int | None = None) -> str:
         """Read a text file of the workspace and return its content.
 
-        Returns up to 2000 lines (fewer when the lines are long). When more remains, the first line
-        of the result says which lines are shown and which offset reads the next chunk. Lines longer
-        than 2000 characters are shortened. Binary files are refused; use list_directory for
-        directories. Read a file before editing it, so that edits quote its exact current text.
+        Returns up to 2000 lines (fewer when the lines are long); when more remains, the first line
+        of the result says which offset reads the next chunk. Read a file before editing it, so
+        that edits quote its exact current text.
 
         Args:
-            path: File path relative to the workspace root, e.g. "app/build.gradle".
-            offset: 0-based line number to start reading from (default 0). Use with limit to read
-                long files piece by piece.
+            path: File path relative to the workspace root, e.g. {build_file}.
+            offset: 0-based line number to start reading from (default 0).
             limit: Maximum number of lines to return (default 2000).
         """
         with open_node(ctx.root, path) as node:
@@ -209,17 +208,15 @@ def file_tools(ctx: ToolContext) -> list[Tool]:
     def search_file_content(pattern: str, path: str | None = None, include: str | None = None) -> str:
         """Search the text files of the workspace for lines matching a regular expression.
 
-        Python regular expression syntax, case-insensitive (write (?-i:...) for a case-sensitive
-        part); each line is matched on its own. Returns "path:LINE: text" lines sorted by path and
-        line, at most 200 of them with a count of the rest. Skips binary files, files over 5 MB, files
-        with several hard links and the directories .git, .gradle, .venv, __pycache__, build,
-        node_modules and target (pass one of them as path to search inside it).
+        Python syntax, case-insensitive, each line matched on its own. Returns "path:LINE: text"
+        lines, at most 200. Skips binary files, files over 5 MB and generated directories such as
+        {skipped} (pass one as path to search inside it).
 
         Args:
-            pattern: Regular expression to look for, e.g. "sourceCompatibility|targetCompatibility".
+            pattern: Regular expression to look for, e.g. {regex}.
             path: Directory (or file) to search, relative to the workspace root; default the root.
-            include: Glob restricting which files are searched: on the file name ("*.java",
-                "*.{kt,kts}") or, when it contains "/", on the path below path ("src/**/*.kt").
+            include: Glob restricting which files are searched: on the file name ({names}) or,
+                when it contains "/", on the path below path ({source_glob}).
         """
         if not pattern:
             raise ToolError("pattern is empty")
@@ -245,14 +242,13 @@ def file_tools(ctx: ToolContext) -> list[Tool]:
     def glob(pattern: str, path: str | None = None, case_sensitive: bool = False) -> str:
         """Find files whose path matches a glob pattern, newest first.
 
-        The pattern is matched against paths relative to path: "*.gradle" only matches files
-        directly in it, "**/*.gradle" matches at any depth, "src/**/*.{java,kt}" below src. Supports
-        *, ?, [abc], {a,b} and **. Returns paths relative to the workspace root, one per line,
-        most recently modified first, at most 500. Skips the directories .git, .gradle, .venv,
-        __pycache__, build, node_modules and target (pass one of them as path to look inside it).
+        The pattern is matched against paths relative to path: "{glob_shallow}" only matches files
+        directly in it, "**/{glob_shallow}" at any depth; {a,b} and [abc] work too. Returns at most
+        500 paths relative to the workspace root. Skips generated directories such as {skipped}
+        (pass one as path to look inside it).
 
         Args:
-            pattern: Glob pattern, e.g. "**/build.gradle*" or "app/src/main/**/*.xml".
+            pattern: Glob pattern, e.g. {glob}.
             path: Directory to search from, relative to the workspace root; default the root.
             case_sensitive: Whether letter case must match (default false).
         """
@@ -282,7 +278,7 @@ def file_tools(ctx: ToolContext) -> list[Tool]:
 
         Args:
             path: Directory path relative to the workspace root ("." for the root).
-            ignore: Glob patterns of entry names to leave out, e.g. ["*.class", ".idea"].
+            ignore: Glob patterns of entry names to leave out, e.g. {ignore}.
         """
         skip = [glob_regex(p) for p in ignore or []]
         dirs: list[tuple[str, str]] = []
@@ -329,13 +325,12 @@ def file_tools(ctx: ToolContext) -> list[Tool]:
     def find_files(pattern: str, path: str | None = None) -> str:
         """Find files by name anywhere below a directory, sorted by path.
 
-        The pattern is a glob on file names, case-insensitive ("*.gradle", "gradle-wrapper.properties",
-        "pom.xml"); with a "/" it is matched against the path below path instead ("**/src/main/*.xml").
-        Returns paths relative to the workspace root, at most 500. Skips the directories .git,
-        .gradle, .venv, __pycache__, build, node_modules and target (pass one as path to look inside).
+        The pattern is a glob on file names, case-insensitive; with a "/" it is matched against the
+        path below path instead. Returns paths relative to the workspace root, at most 500. Skips
+        generated directories such as {skipped} (pass one as path to look inside).
 
         Args:
-            pattern: File name glob, e.g. "*.gradle.kts".
+            pattern: File name glob, e.g. {names}, or path glob, e.g. {source_glob}.
             path: Directory to search, relative to the workspace root; default the root.
         """
         with _directory(ctx, path) as base:
@@ -352,14 +347,13 @@ def file_tools(ctx: ToolContext) -> list[Tool]:
     def find_files_with_text(text: str, path: str | None = None, include: str | None = None) -> str:
         """Find the files that contain a piece of text (literal and case-sensitive, not a regex).
 
-        Returns one "path:LINE: line" per file, giving the first line that contains the text,
-        sorted by path, at most 200 files. Skips binary files, files over 5 MB, files with several
-        hard links and the directories .git, .gradle, .venv, __pycache__, build, node_modules and target.
+        Returns one "path:LINE: line" per file, the first line with the text, at most 200 files.
+        Skips binary files, files over 5 MB and generated directories such as {skipped}.
 
         Args:
-            text: The exact text to look for, e.g. "com.android.tools.build:gradle".
+            text: The exact text to look for, e.g. {text}.
             path: Directory (or file) to search, relative to the workspace root; default the root.
-            include: Glob on file names ("*.xml") or, with a "/", on paths below path.
+            include: Glob on file names ({names}) or, with a "/", on paths below path.
         """
         if not text:
             raise ToolError("text is empty")
@@ -383,13 +377,17 @@ def file_tools(ctx: ToolContext) -> list[Tool]:
         header = f"{_plural(len(lines), 'file')} contain {text!r}{where}:"
         return _listing(header, lines, MAX_MATCHES, "files", "narrow the text, path or include")
 
-    return [
-        make_tool(read_file, output_limit=READ_MAX_CHARS + 2000),
+    tools = [
+        make_tool(
+            read_file, output_limit=READ_MAX_CHARS + 2000, more="read it in parts with offset and limit"
+        ),
         make_tool(replace),
-        make_tool(search_file_content),
-        make_tool(glob),
-        make_tool(list_directory),
+        make_tool(search_file_content, more="narrow the pattern, path or include"),
+        make_tool(glob, more="use a narrower pattern or path"),
+        make_tool(list_directory, more="use ignore to leave some out"),
         make_tool(write_file),
-        make_tool(find_files),
-        make_tool(find_files_with_text),
+        make_tool(find_files, more="use a narrower pattern or path"),
+        make_tool(find_files_with_text, more="narrow the text, path or include"),
     ]
+    examples = examples_for(ctx.build_system)
+    return [fill(tool, examples) for tool in tools]

@@ -3,15 +3,24 @@
 A preset is a list of tool *slots*. Most slots are tools by name; the slot "command" is the build
 system's own command tool: `run_gradle_command` on Gradle projects, `run_maven_command`,
 `run_npm_command` or `run_python_command` elsewhere (tool bridging beyond Gradle).
+
+A preset is the set of tools offered *where they apply*: a tool that cannot help on this project
+is left out rather than offered to a model that would call it (a small model does). So
+`change_java_version` is offered on JVM projects only (Gradle, Maven), `upgrade_gradle` on Gradle
+projects only, `search_google` only when a search backend is configured (`BUILDFIXER_SEARCH_CMD`).
+`ask_for_help` stays: its knowledge base is the fix memory, which a run fills as it goes (an empty
+one answers so), and the repair loop's prompt counts on it.
 """
 
 from __future__ import annotations
 
+import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import Any
 
+from buildfixer.buildsys.project import JVM_SYSTEMS
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.tools.base import Tool
 from buildfixer.tools.build_tools import build_tools
@@ -19,7 +28,7 @@ from buildfixer.tools.context import ToolContext
 from buildfixer.tools.dependency import dependency_tools
 from buildfixer.tools.files import file_tools
 from buildfixer.tools.shell import shell_tools
-from buildfixer.tools.web import web_tools
+from buildfixer.tools.web import SEARCH_COMMAND_VARIABLE, web_tools
 
 # Gemini-CLI's file tools and its web search, common to every configuration of the first study.
 _FILES = ["list_directory", "glob", "search_file_content", "read_file", "replace", "search_google"]
@@ -53,6 +62,21 @@ COMMAND_TOOLS = {
 
 MASK_MODES = ("none", "names", "descriptions", "both")
 
+# Tools that only apply to some build systems.
+ONLY_ON: dict[str, tuple[str, ...]] = {
+    "change_java_version": JVM_SYSTEMS,
+    "upgrade_gradle": ("gradle",),
+}
+# Tools that need a backend, by the backend's name ("search": ToolContext.search).
+NEEDS: dict[str, str] = {"search_google": "search"}
+BACKENDS = ("search",)
+# When each conditional tool is offered, in words (for listings such as `buildfixer toolsets`).
+CONDITIONS: dict[str, str] = {
+    "change_java_version": "Gradle and Maven projects",
+    "upgrade_gradle": "Gradle projects",
+    "search_google": "when a search command is configured (BUILDFIXER_SEARCH_CMD)",
+}
+
 # Words that give a tool's purpose away; masked in descriptions for the semantics ablation.
 _KEYWORDS = re.compile(
     r"\b(gradle\w*|gradlew|maven|mvn\w*|npm|pip|pytest|python|java\w*|jdk|jvm|kotlin|android|build\w*|"
@@ -75,39 +99,69 @@ def all_tools(ctx: ToolContext) -> dict[str, Tool]:
     return {tool.name: tool for factory in factories for tool in factory(ctx)}
 
 
-def tool_names(preset: str, build_system: str) -> list[str]:
-    """Names of a preset's tools for a build system (BuildfixerError for an unknown preset)."""
+def configured_backends() -> set[str]:
+    """The backends the environment configures (what `harness.attempt.make_context` gives a context)."""
+    return {"search"} if os.environ.get(SEARCH_COMMAND_VARIABLE, "").strip() else set()
+
+
+def context_backends(ctx: ToolContext) -> set[str]:
+    """The backends a context has."""
+    return {name for name in BACKENDS if getattr(ctx, name) is not None}
+
+
+def applies(name: str, build_system: str, backends: Collection[str]) -> bool:
+    """Whether a tool is offered on this build system with these backends."""
+    if name in ONLY_ON and build_system not in ONLY_ON[name]:
+        return False
+    return name not in NEEDS or NEEDS[name] in backends
+
+
+def tool_names(preset: str, build_system: str, backends: Collection[str] | None = None) -> list[str]:
+    """Names of a preset's tools where they apply (BuildfixerError for an unknown preset).
+
+    `backends`: the backends configured ("search"); None: those the environment configures
+    (`configured_backends`).
+    """
     if preset not in PRESETS:
         raise BuildfixerError(f"unknown toolset {preset!r} (known: {', '.join(PRESETS)})")
+    if backends is None:
+        backends = configured_backends()
     names = []
     for slot in PRESETS[preset]:
         name = COMMAND_TOOLS.get(build_system, "run_gradle_command") if slot == "command" else slot
-        if name == "upgrade_gradle" and build_system != "gradle":
-            continue  # only Gradle projects have a wrapper to upgrade
-        names.append(name)
+        if applies(name, build_system, backends):
+            names.append(name)
     return names
 
 
-def preset_schemas(preset: str, build_systems: list[str], mask: str = "none") -> list[dict[str, Any]]:
+def preset_schemas(
+    preset: str, build_systems: list[str], mask: str = "none", backends: Collection[str] | None = None
+) -> list[dict[str, Any]]:
     """The OpenAI schemas of a preset's tools for the build systems given, each tool once.
 
     No workspace is needed: schemas do not depend on one. The command slot differs by build
-    system (`run_gradle_command`, `run_maven_command`, ...), so several systems give several.
+    system (`run_gradle_command`, `run_maven_command`, ...), so several systems give several, and
+    so do the tools that apply to some systems only. `backends` as for `tool_names`.
     """
+    chosen = configured_backends() if backends is None else set(backends)
     schemas: dict[str, dict[str, Any]] = {}
     for system in build_systems:
         probe = ToolContext(root=Path("/"), build_system=system)  # schemas only: nothing runs
-        for tool in make_toolset(probe, preset, mask):
+        for tool in _toolset(probe, preset, mask, chosen):
             schemas.setdefault(tool.name, tool.schema())
     return list(schemas.values())
 
 
 def make_toolset(ctx: ToolContext, preset: str, mask: str = "none") -> list[Tool]:
-    """The tools of a preset, in preset order, masked as asked."""
+    """The preset's tools that apply to the context's project and backends, in preset order, masked."""
+    return _toolset(ctx, preset, mask, context_backends(ctx))
+
+
+def _toolset(ctx: ToolContext, preset: str, mask: str, backends: Collection[str]) -> list[Tool]:
     if mask not in MASK_MODES:
         raise BuildfixerError(f"unknown mask mode {mask!r} (known: {', '.join(MASK_MODES)})")
     available = all_tools(ctx)
-    names = tool_names(preset, ctx.build_system)
+    names = tool_names(preset, ctx.build_system, backends)
     missing = [n for n in names if n not in available]
     if missing:
         raise BuildfixerError(f"toolset {preset} needs tools not available here: {', '.join(missing)}")
@@ -158,7 +212,8 @@ def _mask_name(tool: Tool, labels: dict[str, str]) -> Tool:
     def call(**kwargs: Any) -> str:
         return original(**{back[k]: v for k, v in kwargs.items()})
 
-    return Tool(labels[tool.name], _rename(tool.description, names), parameters, call, tool.output_limit)
+    description, more = _rename(tool.description, names), _rename(tool.more, names)
+    return Tool(labels[tool.name], description, parameters, call, tool.output_limit, more)
 
 
 def _mask_text(text: str) -> str:
@@ -172,4 +227,5 @@ def _mask_description(tool: Tool) -> Tool:
         for name, schema in tool.parameters.get("properties", {}).items()
     }
     parameters = {**tool.parameters, "properties": props}
-    return Tool(tool.name, _mask_text(tool.description), parameters, tool.fn, tool.output_limit)
+    description, more = _mask_text(tool.description), _mask_text(tool.more)
+    return Tool(tool.name, description, parameters, tool.fn, tool.output_limit, more)

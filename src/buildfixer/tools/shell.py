@@ -11,11 +11,17 @@ PATH of the chosen JDK, Gradle's user home and Maven's repository in the shared 
 of the caller's other variables. A command is killed with everything it started when it
 exceeds `ctx.shell_timeout_s`. Without a working bubblewrap the tool refuses to run rather than
 run unconfined.
+
+The output of a command that runs a build tool (`./gradlew build`, `mvn -B package`, `npm test`,
+`python -m pytest`) is shown as the build command tools show theirs (`build_support.output_body`):
+cleaned of progress bars and noise, and under `build_output="condensed"` a failure condensed to
+its errors. Other commands' output only loses its ANSI codes: `cat` of a file must show the file.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import replace
 
 from buildfixer.buildsys import gradle, maven
@@ -30,12 +36,26 @@ from buildfixer.core.errors import BuildfixerError
 from buildfixer.core.protocols import Confinement
 from buildfixer.logs.text import strip_ansi
 from buildfixer.tools.base import DEFAULT_OUTPUT_LIMIT, Tool, ToolError, cap_output, make_tool
-from buildfixer.tools.build_support import run_tool_command, standard_command
+from buildfixer.tools.build_support import output_body, run_tool_command, standard_command
 from buildfixer.tools.context import ToolContext
+from buildfixer.tools.examples import examples_for, fill
 
 # HOME inside the sandbox: on its private /tmp, so nothing written there reaches the host.
 SANDBOX_HOME = Confinement.home
 _OUTPUT_ROOM = DEFAULT_OUTPUT_LIMIT - 500
+_MORE = "filter the output (grep, head, tail, sed -n) to see them"
+# A build tool in command position: at the start, after `&&`, `;`, `|`, `(` or `$(`, after variable
+# assignments and `sh`/`time`/`timeout N`, with or without a path (`./gradlew`, `/usr/bin/mvn`).
+_BUILD_COMMAND = re.compile(
+    r"(?:^|[;&|(\n])\s*(?:\w+=\S*\s+)*(?:(?:time|exec|env|nice|(?:ba)?sh|timeout\s+\S+)\s+)*(?:\S*/)?"
+    r"(?:gradlew?|mvnw?|npm|npx|yarn|pnpm|pip3?|pytest|tox|tsc|python3?(?:\.\d+)?\s+-m\s+(?:pytest|pip|build|tox))"
+    r"(?=\s|$|[;&|)])"
+)
+
+
+def runs_a_build(command: str) -> bool:
+    """Whether a shell command line runs a build tool (its output is then a build's output)."""
+    return _BUILD_COMMAND.search(command) is not None
 
 
 def _current_jdk(ctx: ToolContext) -> Jdk | None:
@@ -88,7 +108,11 @@ def run_shell_command(ctx: ToolContext, command: str) -> str:
     confinement = confinement_for(ctx.root, options, hidden, git_metadata=False)
     argv = ["bash", "-c", command]
     run, output = run_tool_command(ctx, argv, shell_env(ctx), ctx.shell_timeout_s, "shell", confinement)
-    output = strip_ansi(output.replace("\r\n", "\n")).rstrip("\n")
+    failed = run.timed_out or run.exit_code != 0
+    if runs_a_build(command):
+        output = output_body(ctx, output, failed, _OUTPUT_ROOM)
+    else:
+        output = cap_output(strip_ansi(output.replace("\r\n", "\n")).rstrip("\n"), _OUTPUT_ROOM, _MORE)
     if run.timed_out:
         status = (
             f"exit code -1 (timed out after {ctx.shell_timeout_s:g}s: the command and everything "
@@ -96,13 +120,14 @@ def run_shell_command(ctx: ToolContext, command: str) -> str:
         )
     else:
         status = f"exit code {run.exit_code}"
-    return f"{status}\n{cap_output(output, _OUTPUT_ROOM)}" if output else f"{status}\n(no output)"
+    return f"{status}\n{output}" if output else f"{status}\n(no output)"
 
 
 def _describe(ctx: ToolContext) -> str:
     network = "no network access" if ctx.options.offline else "network access to the package registries only"
+    java = " JAVA_HOME points at the currently selected JDK." if ctx.build_system in JVM_SYSTEMS else ""
     return (
-        f" Each command starts a fresh shell (exports and cd do not carry over) and may run at most "
+        f"{java} Each command starts a fresh shell (exports and cd do not carry over) and may run at most "
         f"{ctx.shell_timeout_s:g}s; {network}."
     )
 
@@ -116,12 +141,10 @@ def shell_tools(ctx: ToolContext) -> list[Tool]:
         Use it to look around (ls, find, grep, cat), to edit files (sed, tee, patch), and to run
         the build tool or the project's scripts. Commands run in a sandbox: only the project, the
         shared dependency caches and /tmp can be written; the rest of the machine is read-only.
-        JAVA_HOME points at the currently selected JDK. Output longer than the limit keeps its
-        beginning and end.
+        Output longer than the limit keeps its beginning and end.
 
         Args:
-            shell_command: The bash command line, e.g. "grep -rn compileSdk --include=*.gradle ." or
-                "./gradlew dependencies --configuration runtimeClasspath".
+            shell_command: The bash command line, e.g. {shell}.
         """
         return run_shell_command(ctx, shell_command)
 
@@ -130,17 +153,18 @@ def shell_tools(ctx: ToolContext) -> list[Tool]:
 
         Use it to inspect the repository, change files, and run the build or other tools.
         Commands run in a sandbox: only the project, the shared dependency caches and /tmp can be
-        written; the rest of the machine is read-only. JAVA_HOME points at the currently selected
-        JDK. Output longer than the limit keeps its beginning and end.
+        written; the rest of the machine is read-only. Output longer than the limit keeps its
+        beginning and end.
 
         Args:
-            command: The command line, e.g. "cat gradle/wrapper/gradle-wrapper.properties".
+            command: The command line, e.g. {sh}.
         """
         return run_shell_command(ctx, command)
 
-    tools = [make_tool(run_shell), make_tool(run_sh)]
+    examples = examples_for(ctx.build_system)
+    tools = [make_tool(run_shell, more=_MORE), make_tool(run_sh, more=_MORE)]
     for tool in tools:
-        tool.description += _describe(ctx)
+        fill(tool, examples).description += _describe(ctx)
     return tools
 
 

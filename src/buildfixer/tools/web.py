@@ -20,6 +20,7 @@ from pathlib import Path
 
 from buildfixer.tools.base import Tool, ToolError, cap_output, make_tool
 from buildfixer.tools.context import KnowledgeBase, SearchProvider, ToolContext
+from buildfixer.tools.examples import examples_for, fill
 
 NO_SEARCH = (
     "no search provider configured: web search is unavailable in this run; rely on the build output "
@@ -30,6 +31,7 @@ NO_KNOWLEDGE = (
     "project files"
 )
 SEARCH_LIMIT = 8_000
+SEARCH_COMMAND_VARIABLE = "BUILDFIXER_SEARCH_CMD"
 _NOTE_SUFFIXES = (".md", ".txt", ".json")
 _MAX_NOTES = 5_000
 _MAX_NOTE_CHARS = 3_000
@@ -79,7 +81,8 @@ class CommandSearchProvider:
         if proc.returncode != 0:
             detail = (proc.stderr.strip().splitlines() or [f"exit code {proc.returncode}"])[-1]
             raise ToolError(f"the search failed: {detail[:300]}")
-        return cap_output(proc.stdout.strip(), self.limit) or f"no results for {query!r}"
+        found = cap_output(proc.stdout.strip(), self.limit, "search for something narrower")
+        return found or f"no results for {query!r}"
 
 
 def _words(text: str) -> set[str]:
@@ -137,7 +140,7 @@ class DirectoryKnowledgeBase:
 
 def search_from_env() -> SearchProvider | None:
     """A CommandSearchProvider when `BUILDFIXER_SEARCH_CMD` is set, else None."""
-    command = os.environ.get("BUILDFIXER_SEARCH_CMD", "").strip()
+    command = os.environ.get(SEARCH_COMMAND_VARIABLE, "").strip()
     return CommandSearchProvider(command) if command else None
 
 
@@ -153,13 +156,12 @@ def web_tools(ctx: ToolContext) -> list[Tool]:
     def search_google(query: str) -> str:
         """Search the web and return what the top results say (titles, snippets or a summary).
 
-        Useful for error messages you do not recognise, for the versions of a library or plugin
-        that exist and which Gradle, JDK or Android plugin versions go together, and for how
-        others fixed the same failure. Search for the distinctive part of an error message
-        together with the tool's name.
+        Useful for error messages you do not recognise, for which versions of a library exist and
+        go together, and for how others fixed the same failure. Search for the distinctive part of
+        an error message together with the tool's name.
 
         Args:
-            query: The search query, e.g. "Could not find com.android.tools.build:gradle:7.0.0".
+            query: The search query, e.g. {query}.
         """
         if not query.strip():
             raise ToolError("the query is empty")
@@ -172,11 +174,12 @@ def web_tools(ctx: ToolContext) -> list[Tool]:
         and include the exact error message, the build tool and the library or plugin involved.
 
         Args:
-            question: The problem, e.g. "Gradle 4.4 fails with 'Could not determine java version
-                from 17.0.2': how was this fixed?".
+            question: The problem, e.g. {question}.
         """
         if not question.strip():
             raise ToolError("the question is empty")
         return ctx.knowledge.answer(question) if ctx.knowledge is not None else NO_KNOWLEDGE
 
-    return [make_tool(search_google), make_tool(ask_for_help)]
+    examples = examples_for(ctx.build_system)
+    tools = [make_tool(search_google, more="search for something narrower"), make_tool(ask_for_help)]
+    return [fill(tool, examples) for tool in tools]
