@@ -9,9 +9,10 @@
    the attempt allows are candidates (by default this repository's and the user's: memory.trust).
 3. The workspace is built and, when it passes, judged. Passed and approved: done. A *distinct*
    error: the state is kept as the new starting point and the new error is handled with fresh
-   candidates and a fresh context. The *same* error (or a rejected change): the try's changes
-   are discarded and the next candidate is tried, at most `MAX_TRIES` per error; then the next
-   error of the build that was not given up yet.
+   candidates and a fresh context. The *same* error, a rejected change, or a *regression* (the
+   try broke a file it changed: a build file that no longer parses, an error at a line it wrote):
+   the try's changes are discarded and the next candidate is tried, at most `MAX_TRIES` per
+   error; then the next error of the build that was not given up yet. `outcome` decides.
 4. Every try (its candidate, what the policy did, why it ended) is kept in the trajectory's
    `pipeline` record; the budget (calls, tokens, cost, wall time) bounds the whole loop.
 """
@@ -26,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from buildfixer.agents.attempt_context import AttemptContext
+from buildfixer.agents.damage import regression_since
 from buildfixer.agents.prompts import PIPELINE_SYSTEM, pipeline_message
 from buildfixer.agents.recipes import RECIPES
 from buildfixer.agents.recipes.agent import RecipesAgent
@@ -74,7 +76,7 @@ class Try:
     replayed: bool = False
     policy: str = ""
     policy_stop: str = ""
-    outcome: str = ""  # resolved, distinct, similar, rejected, budget
+    outcome: str = ""  # resolved, distinct, similar, regression, rejected, budget
     detail: str = ""
     seconds: float = 0.0
 
@@ -177,15 +179,13 @@ class _Loop:
                     where = f"try {number} of error {len(self.records)}"
                     return Stop(StopKind.MODEL_FINISHED, f"the build passes after {where}")
                 attempt.outcome, attempt.detail = "rejected", rejected
-            elif after.errors and not any(similar(record.error, e) for e in after.errors[:5]):
-                attempt.outcome, attempt.detail = "distinct", describe(after.errors[0])[:300]
-                record.ended = "a distinct error followed: kept, and taken as the next failure"
-                self._used(attempt, True)
-                self._checkpoint()
-                return after
             else:
-                attempt.outcome = "similar"
-                attempt.detail = describe(after.errors[0])[:300] if after.errors else after.status
+                attempt.outcome, attempt.detail = self._outcome(record, current, after)
+                if attempt.outcome == "distinct":
+                    record.ended = "a distinct error followed: kept, and taken as the next failure"
+                    self._used(attempt, True)
+                    self._checkpoint()
+                    return after
             self._used(attempt, False)
             self._restore()  # discard the try; the next one takes the next candidate
             self._save()
@@ -206,7 +206,7 @@ class _Loop:
         if candidate is not None and replayable and self._replay(candidate):
             attempt.replayed = True
             after = self._build()
-            if after.status == "success" or not any(similar(record.error, e) for e in after.errors[:5]):
+            if after.status == "success" or self._outcome(record, current, after)[0] == "distinct":
                 attempt.policy = "replay"
                 return after, None
             self._restore()  # the replay did not fix it: the policy tries, with the candidate in hand
@@ -240,6 +240,22 @@ class _Loop:
             stop = loop.run(context.trajectory, PIPELINE_SYSTEM, first).stop
         attempt.policy_stop = stop.detail
         return stop
+
+    # ---- what a try came to -------------------------------------------------------------------
+
+    def _outcome(self, record: ErrorRecord, before: BuildResult, after: BuildResult) -> tuple[str, str]:
+        """A failed build after a try, against the error the try was for: the outcome and its detail.
+
+        "distinct" (progress: kept) when its errors are new and the try broke nothing it changed;
+        "regression" (why, discarded) when the try broke a file it changed (`damage.regression`);
+        "similar" (discarded) when the error is still there.
+        """
+        why = regression_since(self.ledger, self.checkpoint, before, after)
+        if why is not None:
+            return "regression", why[:300]
+        if after.errors and not any(similar(record.error, e) for e in after.errors[:5]):
+            return "distinct", describe(after.errors[0])[:300]
+        return "similar", describe(after.errors[0])[:300] if after.errors else after.status
 
     # ---- parts --------------------------------------------------------------------------------
 

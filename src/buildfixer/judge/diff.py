@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ast
+import contextlib
 from dataclasses import dataclass, field
 
 from buildfixer.core.errors import BuildfixerError
@@ -17,11 +19,27 @@ class Line:
 
 @dataclass
 class Hunk:
-    """One hunk: the lines it removed and added, and its context lines (new-file numbers)."""
+    """One hunk: where it sits, the lines it removed and added, and its context lines (new-file numbers).
 
-    removed: list[Line] = field(default_factory=list)
-    added: list[Line] = field(default_factory=list)
-    context: list[Line] = field(default_factory=list)
+    Its header `@@ -old_start,old_count +new_start,new_count @@`: `old_count` lines from line
+    `old_start` of the old file became `new_count` lines from line `new_start` of the new file; a
+    count of 0 is an insertion after (a cut after) that line. Hunks compare by where they sit: the
+    lines are what one patch has there.
+    """
+
+    old_start: int
+    old_count: int
+    new_start: int
+    new_count: int
+    removed: list[Line] = field(default_factory=list, compare=False)
+    added: list[Line] = field(default_factory=list, compare=False)
+    context: list[Line] = field(default_factory=list, compare=False)
+
+    def written(self) -> set[int]:
+        """The new file's lines it wrote: the lines it spans there, or either side of a cut."""
+        if self.new_count:
+            return set(range(self.new_start, self.new_start + self.new_count))
+        return {self.new_start, self.new_start + 1}
 
 
 @dataclass
@@ -45,8 +63,13 @@ class FileChange:
         return [line for hunk in self.hunks for line in hunk.added]
 
 
-def parse_patch(text: str) -> list[FileChange]:
+def parse_patch(text: str, *, moves: bool = True) -> list[FileChange]:
     """The file changes of a unified diff (git's or plain).
+
+    Args:
+        text: The diff.
+        moves: Read a file deleted and one created with the same lines as the one rename it is
+            (`_moves`); False: as the deletion and the creation the diff shows.
 
     Raises:
         BuildfixerError: the text is not a unified diff.
@@ -69,7 +92,7 @@ def parse_patch(text: str) -> list[FileChange]:
         deleted, created = patched.is_removed_file, patched.is_added_file
         hunks = []
         for hunk in patched:
-            parsed = Hunk()
+            parsed = Hunk(hunk.source_start, hunk.source_length, hunk.target_start, hunk.target_length)
             for line in hunk:
                 text_ = line.value.rstrip("\r\n")
                 if line.is_removed:
@@ -80,7 +103,7 @@ def parse_patch(text: str) -> list[FileChange]:
                     parsed.context.append(Line(line.target_line_no or 0, text_))
             hunks.append(parsed)
         changes.append(FileChange(old if deleted else new, old, created, deleted, hunks))
-    return _moves(changes)
+    return _moves(changes) if moves else changes
 
 
 def _moves(changes: list[FileChange]) -> list[FileChange]:
@@ -108,7 +131,10 @@ def _moves(changes: list[FileChange]) -> list[FileChange]:
 
 
 def _strip(name: str) -> str:
-    """A diff header's file name without git's a/ b/ prefix."""
+    """A diff header's file name without git's a/ b/ prefix (git quotes unusual names C-style)."""
+    if len(name) > 1 and name.startswith('"') and name.endswith('"'):
+        with contextlib.suppress(ValueError, SyntaxError):  # not git's quoting: the name as it is
+            name = bytes(ast.literal_eval(f"b{name}")).decode("utf-8", "replace")
     if name.startswith(("a/", "b/")):
         return name[2:]
     return name
