@@ -96,9 +96,10 @@ before; it may not fit this repository as it is, so adapt it rather than copy it
 
 # Tools
 Read and search the repository (read_file, find_files, find_files_with_text), change declared \
-dependencies (dependency_upgrade, remove_dependency) or the Gradle wrapper (upgrade_gradle), ask \
-the fix memory for more past fixes (ask_for_help), run a shell command (run_sh), write whole files \
-(write_file: the complete new content, never a fragment) and build (validate_and_build).
+dependencies (dependency_upgrade, remove_dependency) or, on Gradle projects, the Gradle wrapper \
+(upgrade_gradle), ask the fix memory for more past fixes (ask_for_help), run a shell command \
+(run_sh), write whole files (write_file: the complete new content, never a fragment) and build \
+(validate_and_build).
 
 # Rules
 - Fix the cause of the error. Never delete, disable, skip or weaken tests, assertions, linters or \
