@@ -151,3 +151,13 @@ def test_build_says_when_it_ran_unconfined(tmp_path: Path) -> None:
     assert NO_SANDBOX_NOTE not in run_cli("build", str(tmp_path)).stdout
     old_flag = run_cli("build", "--sandbox", str(tmp_path))  # replaced by --no-sandbox
     assert old_flag.returncode == 2 and "No such option '--sandbox'" in old_flag.stderr
+
+
+def test_toolsets_lists_per_build_system_and_says_where_the_others_apply() -> None:
+    python = run_cli("toolsets", "--system", "python")
+    maven = run_cli("toolsets", "--system", "maven")
+    assert python.returncode == 0 and maven.returncode == 0
+    gradlefixer = {line.split()[0]: line for line in python.stdout.splitlines() if line.strip()}["gradlefixer"]
+    assert "run_python_command" in gradlefixer and "change_java_version" not in gradlefixer
+    assert "change_java_version" in maven.stdout.split("Offered only where they apply")[0]
+    assert "change_java_version      Gradle and Maven projects" in python.stdout

@@ -26,7 +26,7 @@ from buildfixer.delivery.fix import fix_project
 from buildfixer.harness.checks import check_jdk, check_number, check_seconds
 from buildfixer.logs.analyze import analyze_file
 from buildfixer.logs.condense import condense
-from buildfixer.tools.presets import PRESETS, tool_names
+from buildfixer.tools.presets import CONDITIONS, PRESETS, tool_names
 from buildfixer.workspace.workspace import Workspace
 
 
@@ -173,3 +173,6 @@ def toolsets_command(system: str, as_json: bool) -> None:
         return
     for name, names in table.items():
         typer.echo(f"{name:<26} {', '.join(names)}")
+    typer.echo("\nOffered only where they apply:")
+    for tool, where in CONDITIONS.items():
+        typer.echo(f"  {tool:<24} {where}")
