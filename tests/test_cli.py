@@ -157,7 +157,8 @@ def test_toolsets_lists_per_build_system_and_says_where_the_others_apply() -> No
     python = run_cli("toolsets", "--system", "python")
     maven = run_cli("toolsets", "--system", "maven")
     assert python.returncode == 0 and maven.returncode == 0
-    gradlefixer = {line.split()[0]: line for line in python.stdout.splitlines() if line.strip()}["gradlefixer"]
+    rows = {line.split()[0]: line for line in python.stdout.splitlines() if line.strip()}
+    gradlefixer = rows["gradlefixer"]
     assert "run_python_command" in gradlefixer and "change_java_version" not in gradlefixer
     assert "change_java_version" in maven.stdout.split("Offered only where they apply")[0]
     assert "change_java_version      Gradle and Maven projects" in python.stdout

@@ -1,4 +1,4 @@
-"""benchmarks/replies_from_runs.py: a run's trajectories become replay fixtures holding what the server sent."""
+"""benchmarks/replies_from_runs.py: trajectories become replay fixtures holding what the server sent."""
 
 import importlib.util
 import json
@@ -27,22 +27,41 @@ def test_a_text_call_is_stored_as_written_and_a_structured_call_as_sent(tmp_path
     trajectory = {
         "meta": {"project": root, "build_system": "maven", "tools": [{"function": {"name": "read_file"}}]},
         "steps": [
-            {"reply": {"role": "assistant", "content": None,
-                       "tool_calls": [call("textcall_1", "read_file", json.dumps({"path": f"{root}/pom.xml"}))]},
-             "written": written, "tool_results": [{"id": "textcall_1"}]},
-            {"reply": {"role": "assistant", "content": "Building.", "tool_calls": [call("c2", "run_build", "{}")]},
-             "tool_results": [{"id": "c2"}]},
+            {
+                "reply": {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [call("textcall_1", "read_file", json.dumps({"path": f"{root}/pom.xml"}))],
+                },
+                "written": written,
+                "tool_results": [{"id": "textcall_1"}],
+            },
+            {
+                "reply": {
+                    "role": "assistant",
+                    "content": "Building.",
+                    "tool_calls": [call("c2", "run_build", "{}")],
+                },
+                "tool_results": [{"id": "c2"}],
+            },
             {"reply": {"role": "assistant", "content": ""}, "tool_results": []},
         ],
-    }  # fmt: skip
+    }
     run = tmp_path / "run"
     (run / "trajectories").mkdir(parents=True)
     (run / "trajectories" / "a__0.json").write_text(json.dumps(trajectory))
-    result = {"instance_id": "a", "resolved": True, "stop": "resolved", "trajectory": "trajectories/a__0.json"}
+    result = {
+        "instance_id": "a",
+        "resolved": True,
+        "stop": "resolved",
+        "trajectory": "trajectories/a__0.json",
+    }
     (run / "results.jsonl").write_text(json.dumps(result) + "\n")
     (run / "config.json").write_text(json.dumps({"attempt": {"agent": "tool", "toolset": "gradlefixer"}}))
     out = tmp_path / "fixtures"
-    done = subprocess.run([sys.executable, str(SCRIPT), str(run), "--out", str(out)], capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT), str(run), "--out", str(out)], capture_output=True, text=True
+    )
     assert done.returncode == 0, done.stderr
     fixture = json.loads((out / "run--a.json").read_text())
     first, second, third = fixture["steps"]
