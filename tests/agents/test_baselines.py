@@ -87,7 +87,7 @@ def test_coding_assistant_whose_search_text_does_not_match(tmp_path, monkeypatch
     project = materialize(get_example("maven-app/missing-parameter"), tmp_path / "project")
     before = tree(project)
     answer = block(REPORT, "        counter.top(topCount(), ANYTHING)", "        " + FIXED_CALL)
-    use(monkeypatch, ScriptedModel([{"content": answer}]))
+    use(monkeypatch, ScriptedModel([{"content": answer}, {"content": answer}]))  # told once, it sends it again
     outcome = fix_project(project, config(tmp_path, agent="coding-assistant"))
 
     assert outcome.attempt.resolved is False
@@ -99,7 +99,8 @@ def test_coding_assistant_whose_search_text_does_not_match(tmp_path, monkeypatch
     assert result["name"] == "search_replace"
     assert result["output"].startswith(f"edit of {REPORT} failed:")
     assert result["error"] is True
-    assert saved["verdict"]["resolved"] is False and saved["llm_calls"] == 1
+    assert saved["verdict"]["resolved"] is False and saved["llm_calls"] == 2
+    assert saved["messages"][-2]["role"] == "user" and "copied exactly" in saved["messages"][-2]["content"]
 
 
 @pytest.mark.slow
