@@ -146,3 +146,18 @@ def test_a_model_without_a_window_gets_the_conversation_as_it_is():
     model = Replies(*[call(f"{n}\n{long_text}") for n in range(3)])
     _, trajectory = run(model)
     assert model.requests[-1] == trajectory.messages[: len(model.requests[-1])]
+
+
+def test_a_fix_shown_as_code_after_acting_is_told_to_be_applied():
+    shown = "Here is the corrected code:\n\n```java\npublic int top(int n) {\n    return n;\n}\n```"
+    model = Replies(call("a"), "", shown, call("b"))
+    result, trajectory = run(model)
+    told = [m["content"] for m in trajectory.messages if m["role"] == "user"][1:]
+    assert told[0].startswith("Your reply was empty") and "no file was changed" in told[1]
+    assert [r.output for s in trajectory.steps for r in s.tool_results] == ["echo a", "echo b"]
+
+
+def test_each_kind_of_problem_is_told_once_until_the_model_calls_again():
+    model = Replies(call("a"), "", "", call("b"))
+    result, trajectory = run(model)
+    assert result.stop.kind == "model_finished" and len(model.requests) == 3  # the second blank ends it

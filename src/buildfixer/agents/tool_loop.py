@@ -4,8 +4,9 @@ The loop never decides whether the repair worked: the harness builds once more a
 (see `harness.attempt.run_attempt`). A tool failure of the model's making (bad JSON, unknown
 tool, wrong types, a path out of the workspace) becomes an error message the model reads; the
 loop goes on. So does a reply that calls nothing but is no answer either (empty, a call that
-cannot be read, prose before any tool ran): the model is told once what to do instead
-(`llm.text_calls.reply_problem`); the same again ends the attempt.
+cannot be read, prose before any tool ran, a fix shown as code): the model is told what to do
+instead, once per kind of problem since its last call (`llm.text_calls.ReplyCheck`); a problem
+told already ends the attempt.
 
 Each model call is bounded by what is left of the budget (`CallLimits`): its timeout by the
 time left, its reply length by the tokens left and by what the model writes in the time left,
@@ -26,7 +27,7 @@ from buildfixer.core.chat import CallLimits, Message, ModelTimeout, tokens_by_le
 from buildfixer.core.progress import Progress
 from buildfixer.core.protocols import Model
 from buildfixer.core.stops import Stop, StopKind
-from buildfixer.llm.text_calls import reply_problem
+from buildfixer.llm.text_calls import ReplyCheck
 from buildfixer.tools.base import Tool
 
 # Fewer tokens written than this say little about a model's speed.
@@ -138,7 +139,7 @@ class ToolLoop:
         started = time.monotonic()
         deadline = self.budget.deadline(started)
         recent: list[str] = []
-        nudged = False  # the model was told what was wrong with its last reply
+        check = ReplyCheck()  # what to tell a model whose reply is no answer
         acted = any(step.tool_results for step in trajectory.steps)
         while True:
             if stop := self.budget.exceeded(trajectory, started):
@@ -171,14 +172,14 @@ class ToolLoop:
             )
             if not reply.tool_calls:
                 trajectory.add_step(step)
-                problem = reply_problem(reply.content, by_name, acted=acted)
-                if problem is None or nudged:
+                problem = check.message(reply.content, by_name, acted=acted)
+                if problem is None:
                     return self._stop(Stop(StopKind.MODEL_FINISHED, "model finished"), reply.content)
-                nudged = True
                 trajectory.add_message({"role": "user", "content": problem})
                 self._emit("nudge", {"step": step.index, "message": problem})
                 continue
-            nudged, acted = False, True
+            check.called()
+            acted = True
             looping = False
             for call in reply.tool_calls:
                 if deadline is not None and time.monotonic() >= deadline:

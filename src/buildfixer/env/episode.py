@@ -36,7 +36,7 @@ from buildfixer.env.error_examples import error_gone, examples_of, focused_start
 from buildfixer.env.loop_episode import LoopEnded, LoopEpisode, full_info, loop_config, reply_of
 from buildfixer.harness.attempt import AttemptConfig, current_build, make_context, verdict_build
 from buildfixer.judge.judge import judge_patch
-from buildfixer.llm.text_calls import reply_problem, text_tool_calls
+from buildfixer.llm.text_calls import ReplyCheck, text_tool_calls
 from buildfixer.memory.trust import instance_domain
 from buildfixer.tools.build_support import format_build_output
 from buildfixer.tools.presets import PRESETS, make_toolset
@@ -121,7 +121,7 @@ class BuildRepairEnv:
         self._build_s = 0.0
         self._done = True
         self._overran = False
-        self._nudged = False  # the policy was told what was wrong with its last reply
+        self._check = ReplyCheck()  # what to tell a policy whose reply is no answer
         self._info: dict[str, Any] = {}
         self._started_at = ""
         self._ctx: Any = None
@@ -165,7 +165,7 @@ class BuildRepairEnv:
         failure = self._failure()
         self.workspace.reset()  # what the first build wrote goes: every episode starts from the same tree
         self._turns, self._started, self._done, self._build_s = 0, time.monotonic(), False, 0.0
-        self._overran, self._nudged, self._info, self._messages = False, False, {}, []
+        self._overran, self._check, self._info, self._messages = False, ReplyCheck(), {}, []
         self._started_at = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         tools = make_toolset(self._ctx, self.toolset)
         self._tools = {tool.name: tool for tool in tools}
@@ -230,12 +230,14 @@ class BuildRepairEnv:
             if self._overran:
                 break
         acted = any(m.get("role") == "tool" for m in self._messages) or bool(observation)
-        problem = None if calls or self._nudged else reply_problem(text, self._tools, acted=acted)
-        self._nudged = problem is not None
-        if problem is not None and self._turns < self.max_turns:  # one message to act on, not the end
+        if calls:
+            self._check.called()
+        problem = None if calls else self._check.message(text, self._tools, acted=acted)
+        told = problem is not None and self._turns < self.max_turns  # a message to act on, not the end
+        if told:
             observation.append({"role": "user", "content": problem})
         self._messages += observation
-        stop = None if self._nudged and self._turns < self.max_turns else self._stop(calls)
+        stop = None if told else self._stop(calls)
         if stop is None:
             return (
                 observation,

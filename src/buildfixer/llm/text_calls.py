@@ -10,8 +10,9 @@ that names an offered tool becomes a call. A name the agent was not offered neve
 example in prose stays prose.
 
 A reply that calls nothing is not always the model's last word: an empty reply, a call that does
-not parse or names no offered tool, or prose before any tool has run. `reply_problem` says
-what is wrong in one message the model can act on; the agent sends it once before it gives up.
+not parse or names no offered tool, prose before any tool has run, or a fix shown as code
+instead of applied. `reply_problem` says what is wrong in one message the model can act on;
+`ReplyCheck` has the agent send each kind once since the model's last call before it gives up.
 """
 
 from __future__ import annotations
@@ -43,6 +44,10 @@ _NAMED = re.compile(r"\"(?:name|function)\"\s*:\s*\"([^\"]{1,80})\"")
 _WRAPPERS = re.compile(
     r"<tool_call>\s*</tool_call>|```(?:json|tool_call)?\s*```|<\|python_tag\|>|\[TOOL_CALLS\]"
 )
+# A fenced block of code that is not a call's JSON: a fix shown instead of applied.
+_CODE = re.compile(r"```(?!json|tool_call)[\w+#.-]*\n(?:[^\n]*\n){1,}?```")
+_EDIT_TOOLS = ("replace", "write_file")
+_BUILD_TOOLS = ("run_build", "validate_and_build")
 # How a call should look, in the words of the Qwen/Hermes form the small local models know.
 _CALL_FORM = '<tool_call>{"name": "TOOL", "arguments": {...}}</tool_call>'
 
@@ -148,32 +153,67 @@ def text_tool_calls(text: str, tools: Collection[str]) -> list[ToolCall]:
     ]
 
 
-def reply_problem(text: str, tools: Collection[str], *, acted: bool) -> str | None:
-    """What is wrong with a reply that calls no tool, as a message the model can act on; None if nothing.
+def reply_problem(text: str, tools: Collection[str], *, acted: bool) -> tuple[str, str] | None:
+    """A reply that calls no tool: what kind of no answer it is and a message to act on; None if none.
+
+    The kinds: `empty`; `unreadable` (a call that does not parse); `unknown_tool`; `nothing_done`
+    (prose before any tool ran); `code_not_applied` (code shown in a fence, which changes no file).
 
     Args:
         text: The reply's text.
         tools: The names of the tools offered.
         acted: Whether a tool has run in this conversation: prose before any tool ran is a
-            reply that did nothing, after that it is the model's final word.
+            reply that did nothing, after that it is the model's final word (unless it shows code).
     """
     if not tools:
         return None
     names = ", ".join(sorted(tools))
     how = f"Call a tool through the API's tool calls, or write exactly one {_CALL_FORM} per call."
     if not text.strip():
-        return f"Your reply was empty. {how} Your tools: {names}."
+        return "empty", f"Your reply was empty. {how} Your tools: {names}."
     if _CALL_MARKS.search(text[:MAX_SCANNED]):
         unknown = [name for name in _NAMED.findall(text) if name not in tools]
         if unknown:
-            return f"{unknown[0]!r} is not one of your tools; your tools: {names}. {how}"
-        return (
+            return "unknown_tool", f"{unknown[0]!r} is not one of your tools; your tools: {names}. {how}"
+        return "unreadable", (
             "Your reply looks like a tool call, but it could not be read: the arguments must be one "
             f"JSON object with double-quoted keys and strings. {how} Your tools: {names}."
         )
     if not acted:
-        return (
+        return "nothing_done", (
             f"Nothing has been changed or run yet: describing a fix does not apply it. {how} "
             f"Your tools: {names}. Answer without a call only when the build is fixed."
         )
+    if _CODE.search(text[:MAX_SCANNED]):
+        edit = " or ".join(name for name in _EDIT_TOOLS if name in tools) or "your tools"
+        build = " or ".join(name for name in _BUILD_TOOLS if name in tools)
+        then = f", then build with {build}" if build else ""
+        return "code_not_applied", (
+            f"Your reply shows code, but no file was changed: the project is as it was. Apply the change "
+            f"with {edit}{then}. {how}"
+        )
     return None
+
+
+class ReplyCheck:
+    """Tells a model what is wrong with a reply that is no answer, once per kind since its last call.
+
+    An agent asks `message` for each reply without calls: a message to send, or None when the
+    reply is the model's last word (nothing wrong, or the same kind of problem was told already).
+    `called` starts over once the model calls a tool again.
+    """
+
+    def __init__(self) -> None:
+        self._told: set[str] = set()
+
+    def message(self, text: str, tools: Collection[str], *, acted: bool) -> str | None:
+        """The message for this reply, or None: the attempt ends with it."""
+        found = reply_problem(text, tools, acted=acted)
+        if found is None or found[0] in self._told:
+            return None
+        self._told.add(found[0])
+        return found[1]
+
+    def called(self) -> None:
+        """The model called a tool: every kind may be told again."""
+        self._told.clear()
