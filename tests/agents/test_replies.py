@@ -153,7 +153,7 @@ def test_a_fix_shown_as_code_after_acting_is_told_to_be_applied():
     model = Replies(call("a"), "", shown, call("b"))
     result, trajectory = run(model)
     told = [m["content"] for m in trajectory.messages if m["role"] == "user"][1:]
-    assert told[0].startswith("Your reply was empty") and "no file was changed" in told[1]
+    assert told[0].startswith("Your reply was empty") and "changes no file" in told[1]
     assert [r.output for s in trajectory.steps for r in s.tool_results] == ["echo a", "echo b"]
 
 

@@ -189,8 +189,8 @@ def reply_problem(text: str, tools: Collection[str], *, acted: bool) -> tuple[st
         build = " or ".join(name for name in _BUILD_TOOLS if name in tools)
         then = f", then build with {build}" if build else ""
         return "code_not_applied", (
-            f"Your reply shows code, but no file was changed: the project is as it was. Apply the change "
-            f"with {edit}{then}. {how}"
+            f"Your reply shows code, but code in a reply changes no file. Apply the change with "
+            f"{edit}{then}. {how}"
         )
     return None
 
