@@ -87,7 +87,7 @@ def test_coding_assistant_whose_search_text_does_not_match(tmp_path, monkeypatch
     project = materialize(get_example("maven-app/missing-parameter"), tmp_path / "project")
     before = tree(project)
     answer = block(REPORT, "        counter.top(topCount(), ANYTHING)", "        " + FIXED_CALL)
-    use(monkeypatch, ScriptedModel([{"content": answer}, {"content": answer}]))  # told once, it sends it again
+    use(monkeypatch, ScriptedModel([{"content": answer}, {"content": answer}]))  # told once, sent again
     outcome = fix_project(project, config(tmp_path, agent="coding-assistant"))
 
     assert outcome.attempt.resolved is False

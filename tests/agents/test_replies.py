@@ -161,3 +161,11 @@ def test_each_kind_of_problem_is_told_once_until_the_model_calls_again():
     model = Replies(call("a"), "", "", call("b"))
     result, trajectory = run(model)
     assert result.stop.kind == "model_finished" and len(model.requests) == 3  # the second blank ends it
+
+
+def test_an_empty_reply_goes_back_with_a_content_string():
+    """llama.cpp's server refuses an assistant message with neither content nor calls (HTTP 400)."""
+    model = Replies(call("a"), "", call("b"))
+    _, trajectory = run(model)
+    empty = [m for m in trajectory.messages if m["role"] == "assistant" and not m.get("tool_calls")][0]
+    assert empty["content"] == ""

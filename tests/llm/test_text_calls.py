@@ -88,3 +88,16 @@ def test_a_huge_reply_is_not_scanned() -> None:
 )  # fmt: skip
 def test_prose_around_calls_keeps_everything_but_the_calls_read(text, prose):
     assert prose_around_calls(text, {"read_file"}) == prose
+
+
+def test_a_lone_backslash_copied_from_a_log_is_read_as_a_literal_one():
+    """What the 1.5B model wrote: a regex from the build's command line inside a JSON string."""
+    text = (
+        '```json\n{"name": "run_python_command", "arguments": {"python_command": '
+        '"python -m compileall -x (^|/)(\\.[^/]+|venv)(/|$) ."}}\n```\nThen I will look.'
+    )
+    ((name, arguments),) = calls_in_text(text, {"run_python_command"})
+    assert json.loads(arguments)["python_command"] == "python -m compileall -x (^|/)(\\.[^/]+|venv)(/|$) ."
+    assert prose_around_calls(text, {"run_python_command"}) == "Then I will look."
+    both = calls_in_text('{"name": "a", "arguments": {"p": "a\\\\b \\q"}} x', {"a"})
+    assert both == [("a", '{"p": "a\\\\b \\\\q"}')]  # an escaped backslash stays one

@@ -123,7 +123,9 @@ class ModelReply:
 
     def message(self) -> Message:
         """The assistant message to append to the conversation."""
-        msg: Message = {"role": "assistant", "content": self.content or None}
+        # Without calls the content stays a string, even empty: a message with neither (its
+        # content None, dropped by some clients) is one llama.cpp's server refuses.
+        msg: Message = {"role": "assistant", "content": self.content or (None if self.tool_calls else "")}
         if self.tool_calls:
             msg["tool_calls"] = [
                 {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}

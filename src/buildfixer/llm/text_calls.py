@@ -44,6 +44,8 @@ _NAMED = re.compile(r"\"(?:name|function)\"\s*:\s*\"([^\"]{1,80})\"")
 _WRAPPERS = re.compile(
     r"<tool_call>\s*</tool_call>|```(?:json|tool_call)?\s*```|<\|python_tag\|>|\[TOOL_CALLS\]"
 )
+# A JSON escape (group 1) or a lone backslash, which JSON forbids.
+_ESCAPES = re.compile(r'\\(["\\/bfnrtu])|\\')
 # A fenced block of code that is not a call's JSON: a fix shown instead of applied.
 _CODE = re.compile(r"```(?!json|tool_call)[\w+#.-]*\n(?:[^\n]*\n){1,}?```")
 _EDIT_TOOLS = ("replace", "write_file")
@@ -103,7 +105,8 @@ def _scan(text: str, tools: Collection[str]) -> list[tuple[str, str, tuple[int, 
 def _decode(text: str, start: int) -> tuple[Any, int]:
     """The JSON value starting at `start` (skipping blanks) and where it ends; (None, 0) if none.
 
-    A value in doubled braces (`{{"name": ...}}`) is read as the object inside them.
+    A value in doubled braces (`{{"name": ...}}`) is read as the object inside them; a lone
+    backslash, which JSON does not allow (a regex copied from a log), as a literal one.
     """
     while start < len(text) and text[start].isspace():
         start += 1
@@ -111,11 +114,29 @@ def _decode(text: str, start: int) -> tuple[Any, int]:
         try:
             value, end = _DECODER.raw_decode(text, start + skip)
         except json.JSONDecodeError:
-            continue
+            value, end = _decode_loose_escapes(text, start + skip)
+            if not end:
+                continue
         if skip and text.startswith("}", end):
             end += 1
         return value, end
     return None, 0
+
+
+def _decode_loose_escapes(text: str, start: int) -> tuple[Any, int]:
+    """`raw_decode` of `text[start:]` with each lone backslash doubled; (None, 0) when that does not help."""
+    tail = text[start : start + MAX_SCANNED]
+    lone = [m.start() for m in _ESCAPES.finditer(tail) if m.group(1) is None]
+    if not lone:
+        return None, 0
+    fixed = _ESCAPES.sub(lambda m: m.group(0) if m.group(1) else "\\\\", tail)
+    try:
+        value, end = _DECODER.raw_decode(fixed)
+    except json.JSONDecodeError:
+        return None, 0
+    # Each doubled backslash before `end` added one character to `fixed`.
+    added = sum(1 for n, position in enumerate(lone) if position + n < end)
+    return value, start + end - added
 
 
 def _calls_of(value: Any, tools: Collection[str]) -> list[tuple[str, str]]:
