@@ -66,9 +66,8 @@ def test_each_recorded_reply_reads_as_it_did_when_recorded(path: Path) -> None:
 
 
 # Whole attempts recorded by the code that reads and answers these replies as it does now.
-REPLAYED = [
-    FIXTURES / f"after-gradlefixer--{name}.json" for name in ("inventory-jdk8-fork", "wordstats-top-min-count")
-]
+REPLAYED_NAMES = ("inventory-jdk8-fork", "wordstats-top-min-count")
+REPLAYED = [FIXTURES / f"after-gradlefixer--{name}.json" for name in REPLAYED_NAMES]
 
 
 @pytest.mark.slow
