@@ -4,7 +4,12 @@ import json
 
 import pytest
 
-from buildfixer.llm.text_calls import MAX_SCANNED, calls_in_text, prose_around_calls
+from buildfixer.llm.text_calls import MAX_SCANNED, read_text_calls
+
+
+def calls_in_text(text: str, tools) -> list[tuple[str, str]]:
+    """The (name, arguments JSON) of the calls read in `text`."""
+    return [(call.name, call.arguments) for call in read_text_calls(text, tools)[0]]
 
 TOOLS = {"read_file", "replace", "run_build"}
 READ = ("read_file", {"file_path": "pom.xml"})
@@ -86,8 +91,9 @@ def test_a_huge_reply_is_not_scanned() -> None:
          'First  then {"name": "nope", "arguments": {}}'),
     ],
 )  # fmt: skip
-def test_prose_around_calls_keeps_everything_but_the_calls_read(text, prose):
-    assert prose_around_calls(text, {"read_file"}) == prose
+def test_the_prose_around_calls_keeps_everything_but_the_calls_read(text, prose):
+    calls, kept = read_text_calls(text, {"read_file"})
+    assert kept == prose and calls and all(call.id.startswith("textcall_") for call in calls)
 
 
 def test_a_lone_backslash_copied_from_a_log_is_read_as_a_literal_one():
@@ -98,6 +104,6 @@ def test_a_lone_backslash_copied_from_a_log_is_read_as_a_literal_one():
     )
     ((name, arguments),) = calls_in_text(text, {"run_python_command"})
     assert json.loads(arguments)["python_command"] == "python -m compileall -x (^|/)(\\.[^/]+|venv)(/|$) ."
-    assert prose_around_calls(text, {"run_python_command"}) == "Then I will look."
+    assert read_text_calls(text, {"run_python_command"})[1] == "Then I will look."
     both = calls_in_text('{"name": "a", "arguments": {"p": "a\\\\b \\q"}} x', {"a"})
     assert both == [("a", '{"p": "a\\\\b \\\\q"}')]  # an escaped backslash stays one

@@ -36,7 +36,7 @@ from buildfixer.env.error_examples import error_gone, examples_of, focused_start
 from buildfixer.env.loop_episode import LoopEnded, LoopEpisode, full_info, loop_config, reply_of
 from buildfixer.harness.attempt import AttemptConfig, current_build, make_context, verdict_build
 from buildfixer.judge.judge import judge_patch
-from buildfixer.llm.text_calls import ReplyCheck, text_tool_calls
+from buildfixer.llm.text_calls import ReplyCheck, read_text_calls
 from buildfixer.memory.trust import instance_domain
 from buildfixer.tools.build_support import format_build_output
 from buildfixer.tools.presets import PRESETS, make_toolset
@@ -214,7 +214,7 @@ class BuildRepairEnv:
         message = {**assistant_message, "role": "assistant"}
         calls = message.get("tool_calls") or []
         text = str(message.get("content") or "")
-        if not calls and (read := text_tool_calls(text, self._tools)):  # calls the policy wrote as text
+        if not calls and (read := read_text_calls(text, self._tools)[0]):  # calls the policy wrote as text
             calls = message["tool_calls"] = [
                 {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
                 for c in read

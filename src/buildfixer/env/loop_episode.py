@@ -25,7 +25,7 @@ from buildfixer.core.chat import CallLimits, Message, ModelError, ModelReply, To
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.harness.attempt import AttemptConfig, AttemptResult, judge_attempt, run_attempt
 from buildfixer.llm.scripted import arguments_text
-from buildfixer.llm.text_calls import offered_names, text_tool_calls
+from buildfixer.llm.text_calls import with_text_calls
 from buildfixer.workspace.workspace import Workspace
 
 POLICY = "env-policy"
@@ -69,9 +69,7 @@ class PolicyBridge:
         reply = self.replies.get()
         if reply is None:
             raise ModelError("the episode was closed")
-        if not reply.tool_calls:
-            reply.tool_calls = text_tool_calls(reply.content, offered_names(tools))
-        return reply
+        return with_text_calls(reply, tools)
 
 
 def reply_of(message: dict[str, Any]) -> ModelReply:

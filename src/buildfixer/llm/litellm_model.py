@@ -34,7 +34,7 @@ from buildfixer.core.chat import (
 )
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.llm.redact import redact
-from buildfixer.llm.text_calls import TEXT_CALL_PREFIX, offered_names, prose_around_calls, text_tool_calls
+from buildfixer.llm.text_calls import with_text_calls
 
 PRICE_IN_ENV = "BUILDFIXER_PRICE_IN"
 PRICE_OUT_ENV = "BUILDFIXER_PRICE_OUT"
@@ -368,15 +368,9 @@ class LiteLLMModel:
                 arguments = json.dumps(arguments)
             call_id = _get(raw, "id") or f"call_{uuid.uuid4().hex[:24]}"
             calls.append(ToolCall(id=str(call_id), name=str(name), arguments=arguments))
-        if not calls and tools:
-            # A server that does not parse the model's calls leaves them in the text: run them too,
-            # under ids that say where they came from (the trajectory keeps the text as written).
-            calls = text_tool_calls(content, offered_names(tools))
         usage = self._usage(litellm, response, messages, tools, content, calls)
-        if calls and calls[0].id.startswith(TEXT_CALL_PREFIX):  # the calls go in tool_calls, once
-            prose = prose_around_calls(content, offered_names(tools))
-            return ModelReply(content=prose, tool_calls=calls, usage=usage, written=content)
-        return ModelReply(content=content, tool_calls=calls, usage=usage)
+        # A server that does not parse the model's calls leaves them in the text: run them too.
+        return with_text_calls(ModelReply(content=content, tool_calls=calls, usage=usage), tools)
 
     def _usage(
         self,

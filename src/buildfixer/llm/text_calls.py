@@ -17,13 +17,14 @@ instead of applied. `reply_problem` says what is wrong in one message the model 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import uuid
 from collections.abc import Collection
 from typing import Any
 
-from buildfixer.core.chat import ToolCall
+from buildfixer.core.chat import ModelReply, ToolCall
 
 # Longer replies are not scanned: a call is short, and decoding at every brace of a huge reply
 # would take quadratic time.
@@ -35,7 +36,7 @@ TEXT_CALL_PREFIX = "textcall_"
 _DECODER = json.JSONDecoder(strict=False)
 # Mistral's newer form: `[TOOL_CALLS]name[ARGS]{...}`.
 _MISTRAL_ARGS = re.compile(r"\[TOOL_CALLS\]\s*([A-Za-z_][\w.-]*)\s*\[ARGS\]")
-# Marks of an attempted call that `calls_in_text` could not read.
+# Marks of an attempted call that `read_text_calls` could not read.
 _CALL_MARKS = re.compile(
     r"<tool_call>|<\|python_tag\|>|\[TOOL_CALLS\]|<function[=>]|\"(?:name|function|arguments|parameters)\"\s*:"
 )
@@ -54,27 +55,37 @@ _BUILD_TOOLS = ("run_build", "validate_and_build")
 _CALL_FORM = '<tool_call>{"name": "TOOL", "arguments": {...}}</tool_call>'
 
 
-def calls_in_text(text: str, tools: Collection[str]) -> list[tuple[str, str]]:
-    """The (tool name, arguments as JSON text) of every call written in `text`, in order.
+def read_text_calls(text: str, tools: Collection[str]) -> tuple[list[ToolCall], str]:
+    """The calls written in `text` (ids starting TEXT_CALL_PREFIX) and the prose around them.
 
     Only names in `tools` count. Arguments come from `arguments` or `parameters`, as an object or
     as a JSON string; a call without them has `{}`.
+
+    The prose is the text without the calls nor the tags and fences around them: what the
+    conversation keeps of the reply, since the calls go in the message's `tool_calls` and a chat
+    template that renders those would otherwise show them twice.
     """
-    return [(name, arguments) for name, arguments, _ in _scan(text, tools)]
-
-
-def prose_around_calls(text: str, tools: Collection[str]) -> str:
-    """`text` without the calls `calls_in_text` reads in it, nor the tags and fences around them.
-
-    What the conversation keeps of a reply whose calls were read from text: the calls go in the
-    message's `tool_calls`, and a chat template that renders those would otherwise show them twice.
-    """
-    kept, last = [], 0
-    for _, _, (start, end) in _scan(text, tools):
+    calls, kept, last = [], [], 0
+    for name, arguments, (start, end) in _scan(text, tools):
+        calls.append(ToolCall(f"{TEXT_CALL_PREFIX}{uuid.uuid4().hex[:24]}", name, arguments))
         kept.append(text[last:start])
-        last = end
+        last = max(last, end)
     kept.append(text[last:])
-    return _WRAPPERS.sub("", "".join(kept)).strip()
+    return calls, _WRAPPERS.sub("", "".join(kept)).strip()
+
+
+def with_text_calls(reply: ModelReply, schemas: list[dict[str, Any]]) -> ModelReply:
+    """The reply, with the calls its text holds when it has no structured ones (`written` keeps the text).
+
+    What a model behind a server that does not parse its calls means: every `Model` that may
+    face one (the litellm client, the environment's policy) passes its replies through here.
+    """
+    if reply.tool_calls or not schemas:
+        return reply
+    calls, prose = read_text_calls(reply.content, offered_names(schemas))
+    if not calls:
+        return reply
+    return dataclasses.replace(reply, content=prose, tool_calls=calls, written=reply.content)
 
 
 def _scan(text: str, tools: Collection[str]) -> list[tuple[str, str, tuple[int, int]]]:
@@ -164,14 +175,6 @@ def _call_of(value: Any, tools: Collection[str]) -> tuple[str, str] | None:
 def offered_names(schemas: list[dict[str, Any]]) -> set[str]:
     """The names of the tools in OpenAI function schemas."""
     return {str((schema.get("function") or {}).get("name")) for schema in schemas}
-
-
-def text_tool_calls(text: str, tools: Collection[str]) -> list[ToolCall]:
-    """`calls_in_text` as tool calls, their ids starting with TEXT_CALL_PREFIX (a trajectory shows them)."""
-    return [
-        ToolCall(id=f"{TEXT_CALL_PREFIX}{uuid.uuid4().hex[:24]}", name=name, arguments=arguments)
-        for name, arguments in calls_in_text(text, tools)
-    ]
 
 
 def reply_problem(text: str, tools: Collection[str], *, acted: bool) -> tuple[str, str] | None:
