@@ -22,10 +22,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.append(str(ROOT / "src"))
 
+from buildfixer.llm.text_calls import TEXT_CALL_PREFIX  # noqa: E402
 from buildfixer.reports.passk import bootstrap_ci, pass_at_k, tally  # noqa: E402
-
-NUDGES = ("Your reply was empty", "Your reply looks like a tool call", "is not one of your tools",
-          "Nothing has been changed or run yet")  # fmt: skip
 
 
 def attempt_facts(run: Path, result: dict[str, Any]) -> dict[str, Any]:
@@ -33,15 +31,10 @@ def attempt_facts(run: Path, result: dict[str, Any]) -> dict[str, Any]:
     path = run / str(result.get("trajectory") or "")
     facts = {"text_calls": 0, "nudges": 0}
     if result.get("trajectory") and path.is_file():
-        trajectory = json.loads(path.read_text())
-        for step in trajectory.get("steps") or []:
+        for step in json.loads(path.read_text()).get("steps") or []:
             ids = [str(r.get("id", "")) for r in step["tool_results"]]
-            facts["text_calls"] += sum(i.startswith("textcall_") for i in ids)
-        facts["nudges"] = sum(
-            1
-            for m in trajectory.get("messages") or []
-            if m.get("role") == "user" and any(n in str(m.get("content")) for n in NUDGES)
-        )
+            facts["text_calls"] += sum(i.startswith(TEXT_CALL_PREFIX) for i in ids)
+            facts["nudges"] += bool(step.get("told"))
     return facts
 
 

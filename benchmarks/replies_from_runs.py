@@ -23,7 +23,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-TEXT_CALL_PREFIX = "textcall_"  # buildfixer.llm.text_calls.TEXT_CALL_PREFIX (a script: no import)
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.append(str(ROOT / "src"))
+
+from buildfixer.llm.text_calls import TEXT_CALL_PREFIX  # noqa: E402
 
 
 def fixture_of(trajectory: dict[str, Any], result: dict[str, Any], config: dict[str, Any]) -> dict[str, Any]:

@@ -169,3 +169,10 @@ def test_an_empty_reply_goes_back_with_a_content_string():
     _, trajectory = run(model)
     empty = [m for m in trajectory.messages if m["role"] == "assistant" and not m.get("tool_calls")][0]
     assert empty["content"] == ""
+
+
+def test_the_step_of_a_reply_that_was_no_answer_records_the_message_it_got():
+    model = Replies(call("a"), "", "The build works now.")
+    _, trajectory = run(model)
+    assert [step.told[:21] for step in trajectory.steps] == ["", "Your reply was empty.", ""]
+    assert "told" in trajectory.to_dict()["steps"][1] and "told" not in trajectory.to_dict()["steps"][0]

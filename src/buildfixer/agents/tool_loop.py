@@ -171,8 +171,9 @@ class ToolLoop:
                 },
             )
             if not reply.tool_calls:
-                trajectory.add_step(step)
                 problem = check.message(reply.content, by_name, acted=acted)
+                step.told = problem or ""
+                trajectory.add_step(step)
                 if problem is None:
                     return self._stop(Stop(StopKind.MODEL_FINISHED, "model finished"), reply.content)
                 trajectory.add_message({"role": "user", "content": problem})

@@ -54,6 +54,7 @@ class Step:
         llm: False for steps of a policy that calls no model (recipes): they are not LLM calls.
         written: The reply as the model wrote it, when its calls were read from its text (the
             reply's calls then have ids starting `textcall_`); "" otherwise.
+        told: The message a reply that was no answer got (llm.text_calls.ReplyCheck); "" otherwise.
     """
 
     index: int
@@ -63,6 +64,7 @@ class Step:
     model_s: float = 0.0
     llm: bool = True
     written: str = ""
+    told: str = ""
 
 
 @dataclass
@@ -124,6 +126,7 @@ class Trajectory:
                     "model_s": round(s.model_s, 3),
                     "llm": s.llm,
                     **({"written": s.written} if s.written else {}),
+                    **({"told": s.told} if s.told else {}),
                 }
                 for s in self.steps
             ],
