@@ -17,6 +17,7 @@ from buildfixer.agents.search_replace import (
 from buildfixer.agents.trajectory import Step, ToolResult, Trajectory
 from buildfixer.core import confined
 from buildfixer.core.build_result import BuildResult
+from buildfixer.core.chat import Message
 from buildfixer.core.protocols import Model
 from buildfixer.core.stops import Stop, StopKind
 from buildfixer.tools.base import ToolError
@@ -83,19 +84,25 @@ def coding_assistant_edit(
     ]
     if not trajectory.messages:
         trajectory.messages.extend(messages)
-    for round_ in range(2):
-        reply = model.complete(messages, [], context.call_limits(trajectory))
-        step = Step(len(trajectory.steps) + 1, reply.message(), usage=reply.usage, model_s=reply.duration_s)
-        step.tool_results.append(_apply(context, parse_search_replace(reply.content)))
-        trajectory.add_message(step.reply)
-        trajectory.add_step(step)
-        result = step.tool_results[-1]
-        if not result.error or round_:
-            return result
+    result = _answer(model, context, trajectory, messages)
+    if result.error:
         retry = {"role": "user", "content": _retry_message(result.output)}
-        messages += [step.reply, retry]
+        messages += [trajectory.messages[-1], retry]
         trajectory.add_message(retry)
+        result = _answer(model, context, trajectory, messages)
     return result
+
+
+def _answer(
+    model: Model, context: AttemptContext, trajectory: Trajectory, messages: list[Message]
+) -> ToolResult:
+    """One call: the reply's edits applied and recorded as a step."""
+    reply = model.complete(messages, [], context.call_limits(trajectory))
+    step = Step(len(trajectory.steps) + 1, reply.message(), usage=reply.usage, model_s=reply.duration_s)
+    step.tool_results.append(_apply(context, parse_search_replace(reply.content)))
+    trajectory.add_message(step.reply)
+    trajectory.add_step(step)
+    return step.tool_results[-1]
 
 
 def _retry_message(report: str) -> str:
