@@ -67,6 +67,10 @@ from pathlib import Path
 from typing import IO, Any, NoReturn
 
 HERE = Path(__file__).resolve().parent
+# buildfixer's own cache rule, from this checkout (standard library only: any python3 runs it).
+sys.path.append(str(HERE.parent / "src"))
+from buildfixer.core.paths import cache_root  # noqa: E402
+
 TEMPLATE = HERE / "local_model" / "qwen2.5-coder-tools.jinja"
 
 
@@ -139,17 +143,6 @@ def say(message: str) -> None:
 
 
 # --- where ---------------------------------------------------------------------------------------
-
-
-def cache_root() -> Path:
-    """buildfixer's cache root: the rule of buildfixer.core.paths.cache_root (the tests check they agree).
-
-    Copied rather than imported, so that the script runs under any python3, buildfixer installed or not.
-    """
-    if os.environ.get("BUILDFIXER_CACHE_DIR"):
-        return Path(os.environ["BUILDFIXER_CACHE_DIR"]).expanduser()
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    return (Path(xdg) if xdg else Path.home() / ".cache") / "buildfixer"
 
 
 def model_dir() -> Path:

@@ -14,8 +14,6 @@ from types import ModuleType
 import jinja2
 import pytest
 
-from buildfixer.core.paths import cache_root
-
 SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "local_model.py"
 
 
@@ -239,15 +237,9 @@ def test_server_command(lm: ModuleType) -> None:
     assert lm.exit_code(-15) == 143 and lm.exit_code(0) == 0
 
 
-def test_cache_root_is_buildfixers(lm: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_model_goes_into_buildfixers_cache(lm: ModuleType, tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("BUILDFIXER_CACHE_DIR", str(tmp_path / "c"))
-    assert lm.cache_root() == cache_root() == tmp_path / "c"
-    monkeypatch.delenv("BUILDFIXER_CACHE_DIR")
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "x"))
-    assert lm.cache_root() == cache_root() == tmp_path / "x" / "buildfixer"
-    monkeypatch.delenv("XDG_CACHE_HOME")
-    assert lm.cache_root() == cache_root()
-    assert lm.model_dir() == cache_root() / "local-model"
+    assert lm.model_dir() == tmp_path / "c" / "local-model"
 
 
 @pytest.mark.parametrize(
