@@ -119,8 +119,7 @@ def regression(
     )
     if failed_before:
         return None
-    shown = f"{top.location()}: {top.message}"[:200]  # as the loop's `describe` shows a located error
-    return f"regression: the try broke {where} (at line {top.line}, a line it wrote: {shown})"
+    return f"regression: the try broke {where} (at line {top.line}, a line it wrote: {top.headline()[:200]})"
 
 
 def moved(line: int, hunks: list[Hunk]) -> set[int]:

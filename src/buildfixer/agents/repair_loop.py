@@ -61,12 +61,6 @@ def similar(a: BuildError, b: BuildError) -> bool:
     return len(left & right) / len(left | right) >= _SIMILAR
 
 
-def describe(error: BuildError) -> str:
-    """An error as the prompt and the record show it."""
-    where = error.location()
-    return f"{where}: {error.message}" if where else error.message
-
-
 @dataclass
 class Try:
     """One try at an error: the candidate offered, what ran, how it ended."""
@@ -97,7 +91,7 @@ class ErrorRecord:
     def to_dict(self) -> dict[str, Any]:
         """The record form."""
         return {
-            "error": describe(self.error), "category": self.error.category,
+            "error": self.error.headline(), "category": self.error.category,
             "candidates": [c.id for c in self.candidates], "tries": [t.to_dict() for t in self.tries],
             "ended": self.ended,
         }  # fmt: skip
@@ -234,7 +228,7 @@ class _Loop:
                 budget = replace(budget, max_wall_s=left)
             loop = ToolLoop(self.model, context.toolset(), budget, progress=context.progress)
             first = pipeline_message(
-                self._repo(), describe(record.error), context.error_view(current),
+                self._repo(), record.error.headline(), context.error_view(current),
                 offer(candidate, context.memory.domain if context.memory is not None else None),
             )  # fmt: skip
             stop = loop.run(context.trajectory, PIPELINE_SYSTEM, first).stop
@@ -254,8 +248,8 @@ class _Loop:
         if why is not None:
             return "regression", why[:300]
         if after.errors and not any(similar(record.error, e) for e in after.errors[:5]):
-            return "distinct", describe(after.errors[0])[:300]
-        return "similar", describe(after.errors[0])[:300] if after.errors else after.status
+            return "distinct", after.errors[0].headline()[:300]
+        return "similar", after.errors[0].headline()[:300] if after.errors else after.status
 
     # ---- parts --------------------------------------------------------------------------------
 
@@ -263,9 +257,9 @@ class _Loop:
         memory = self.context.memory
         if memory is None:
             return []
-        others = "\n".join(describe(e) for e in result.errors[:3] if e is not error)
+        others = "\n".join(e.headline() for e in result.errors[:3] if e is not error)
         try:
-            return memory.candidates(describe(error), error.category, limit=MAX_TRIES, context=others)
+            return memory.candidates(error.headline(), error.category, limit=MAX_TRIES, context=others)
         except BuildfixerError:  # an unreadable memory is no reason to stop repairing
             return []
 

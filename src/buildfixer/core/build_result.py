@@ -55,6 +55,11 @@ class BuildError:
             "tool": self.tool,
         }
 
+    def headline(self) -> str:
+        """The error in one line, as prompts and records show it: `location: message`, or the message."""
+        where = self.location()
+        return f"{where}: {self.message}" if where else self.message
+
     def location(self) -> str:
         """`file:line:column` as far as known, or an empty string."""
         if not self.file:

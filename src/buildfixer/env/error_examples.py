@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from buildfixer.agents.prompts import PIPELINE_SYSTEM, pipeline_message
-from buildfixer.agents.repair_loop import describe, offer, similar
+from buildfixer.agents.repair_loop import offer, similar
 from buildfixer.core.build_result import BuildError, BuildResult
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.harness.remember import knowledge_for, memory_path
@@ -45,7 +45,7 @@ def examples_of(
     """One row per distinct error of the instance's failure (none when the log has no error)."""
     base = str(instance.get("instance_id") or "instance")
     return [
-        {**instance, "error_index": index, "error": describe(error), "example_id": f"{base}#e{index}"}
+        {**instance, "error_index": index, "error": error.headline(), "example_id": f"{base}#e{index}"}
         for index, error in enumerate(distinct_errors(failure, limit))
     ]
 
@@ -68,12 +68,12 @@ def focused_start(
     domain = instance_domain(key[0])  # the episode's repository, as a dataset names it
     memory = knowledge_for(memory_path(ctx.options.cache_dir), ctx.build_system, instance, domain=domain)
     if memory is not None:
-        others = "\n".join(describe(e) for e in errors if e is not error)
-        found = memory.candidates(describe(error), error.category, limit=1, context=others)
+        others = "\n".join(e.headline() for e in errors if e is not error)
+        found = memory.candidates(error.headline(), error.category, limit=1, context=others)
         candidate = found[0] if found else None
     repo = Path(str(instance.get("repo") or ctx.root)).name.removesuffix(".bundle")
     view = format_build_output(ctx, failure, "condensed")
-    first = pipeline_message(repo, describe(error), view, offer(candidate, domain))
+    first = pipeline_message(repo, error.headline(), view, offer(candidate, domain))
     start = (error, [{"role": "system", "content": PIPELINE_SYSTEM}, {"role": "user", "content": first}])
     _STARTS[(*key, index)] = start
     return start
