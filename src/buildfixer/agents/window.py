@@ -97,9 +97,7 @@ def fit_window(
     if total <= budget_tokens:
         return fitted
     tools = [index for index, message in enumerate(fitted) if message.get("role") == "tool"]
-    first_user = next((i for i, m in enumerate(fitted) if m.get("role") == "user"), None)
-    recent = tools[max(len(tools) - keep_last, 0) :] if keep_last > 0 else []
-    older = [index for index in tools if index not in {0, first_user, *recent}]
+    older = tools[: max(len(tools) - keep_last, 0)]  # only tool results: the rest is never condensed
     for lines in (head_lines, LAST_RESORT_LINES):
         for index in older:
             if total <= budget_tokens:

@@ -24,6 +24,9 @@ class Model(Protocol):
 
     Attributes:
         name: The model's name as recorded with results.
+
+    A model may also have `context_window` (tokens, or None): the tool loop then fits the
+    conversation it sends into it (`agents.window`); without it the conversation goes as it is.
     """
 
     name: str
