@@ -60,6 +60,11 @@ class RunResult:
     # The sandbox limit (a buildsys.sandbox.limits.Limits field) the failing step reached, if any.
     limit: str | None = None
 
+    @property
+    def failed(self) -> bool:
+        """A step failed or the run timed out."""
+        return self.timed_out or self.exit_code != 0
+
 
 def run_steps(
     steps: Sequence[BuildStep],

@@ -264,6 +264,5 @@ def command_view(ctx: ToolContext, command: str, run: RunResult, output: str, ro
         verdict = "COMMAND SUCCEEDED (exit 0)"
     else:
         verdict = f"COMMAND FAILED (exit {run.exit_code})"
-    failed = run.timed_out or run.exit_code != 0
-    body = output_body(ctx, output, failed, room) or "(no output)"
+    body = output_body(ctx, output, run.failed, room) or "(no output)"
     return f"{verdict} in {run.duration_s:.1f}s — {command}\n\n{body}"

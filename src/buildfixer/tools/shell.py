@@ -108,9 +108,8 @@ def run_shell_command(ctx: ToolContext, command: str) -> str:
     confinement = confinement_for(ctx.root, options, hidden, git_metadata=False)
     argv = ["bash", "-c", command]
     run, output = run_tool_command(ctx, argv, shell_env(ctx), ctx.shell_timeout_s, "shell", confinement)
-    failed = run.timed_out or run.exit_code != 0
     if runs_a_build(command):
-        output = output_body(ctx, output, failed, _OUTPUT_ROOM)
+        output = output_body(ctx, output, run.failed, _OUTPUT_ROOM)
     else:
         output = cap_output(strip_ansi(output.replace("\r\n", "\n")).rstrip("\n"), _OUTPUT_ROOM, _MORE)
     if run.timed_out:
