@@ -16,9 +16,9 @@ import pytest
 from buildfixer.agents.repair_loop import MAX_TRIES
 from buildfixer.harness.attempt import AttemptConfig, AttemptResult, run_attempt
 from buildfixer.memory.store import USER, Entry, FixMemory
-from support.git import Repo, git
+from support.git import Repo
 from support.model import scripted, write_file
-from support.projects import FLOORED, RIGHT, TEST, stats_project
+from support.projects import FLOORED, RIGHT, TEST, broken, stats_project
 
 NO_COLON = "def mean(values)\n    return sum(values) // len(values)\n"  # a syntax error first
 
@@ -35,15 +35,6 @@ def memory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     path = tmp_path / "fixes.sqlite3"
     monkeypatch.setenv("BUILDFIXER_MEMORY", str(path))  # never the shared test cache's memory
     yield path
-
-
-def broken(project: Path, stats: str) -> Path:
-    """The project at a new commit whose stats.py is `stats`."""
-    git(project, "reset", "-q", "--hard")
-    git(project, "clean", "-qfdx", "-e", ".venv")
-    (project / "stats.py").write_text(stats)
-    git(project, "commit", "-qam", "break", "--allow-empty")
-    return project
 
 
 DONE = {"content": "Changed stats.py."}

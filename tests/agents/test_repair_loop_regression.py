@@ -28,9 +28,9 @@ from buildfixer.core.build_result import BuildError, BuildResult
 from buildfixer.examples import get_example, materialize
 from buildfixer.harness.attempt import AttemptConfig, AttemptResult, run_attempt
 from buildfixer.judge.diff import Hunk
-from support.git import Repo, git
+from support.git import Repo
 from support.model import scripted, write_file
-from support.projects import FLOORED, RIGHT, TEST, stats_project
+from support.projects import FLOORED, RIGHT, TEST, broken, stats_project
 
 REPORT = "src/main/java/com/example/wordstats/Report.java"
 FRAGMENT = "<dependency>\n  <groupId>org.apache.commons</groupId>\n</dependency>\n"
@@ -87,15 +87,6 @@ def test_a_try_that_breaks_the_pom_is_discarded_and_the_next_fixes(
 def stats_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     project = stats_project(tmp_path_factory.mktemp("regression") / "stats", stats=RIGHT)
     Repo(project).commit("good")
-    return project
-
-
-def broken(project: Path, stats: str) -> Path:
-    """The project at a new commit whose stats.py is `stats`."""
-    git(project, "reset", "-q", "--hard")
-    git(project, "clean", "-qfdx", "-e", ".venv")
-    (project / "stats.py").write_text(stats)
-    git(project, "commit", "-qam", "break", "--allow-empty")
     return project
 
 

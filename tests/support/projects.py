@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from support.git import git
+
 PYPROJECT = '[project]\nname = "stats"\nversion = "1"\n'
 FLOORED = "def mean(values):\n    return sum(values) // len(values)\n"  # test_mean fails
 RIGHT = "def mean(values):\n    return sum(values) / len(values)\n"
@@ -22,6 +24,15 @@ def stats_project(root: Path, stats: str = FLOORED, test: str = TEST) -> Path:
     (root / "stats.py").write_text(stats)
     (root / "tests" / "test_stats.py").write_text(test)
     return root
+
+
+def broken(project: Path, stats: str) -> Path:
+    """The stats project (a git checkout) at a new commit whose stats.py is `stats`, clean otherwise."""
+    git(project, "reset", "-q", "--hard")
+    git(project, "clean", "-qfdx", "-e", ".venv")
+    (project / "stats.py").write_text(stats)
+    git(project, "commit", "-qam", "break", "--allow-empty")
+    return project
 
 
 BROKEN_JS = "function total(a, b) {\n  return a + b\n}}\n"
