@@ -22,7 +22,7 @@ diff --git a/src/main/java/App.java b/src/main/java/App.java
 @@ -1,5 +1,4 @@
  class App {
      static int parse(String text) {
--        if (text == null) throw new IllegalArgumentException("no text");
+-        if (text == null) return 0;
          return Integer.parseInt(text);
      }
 """
@@ -73,7 +73,7 @@ def test_a_rejection_by_the_model_rejects_the_patch_and_is_recorded(tmp_path: Pa
     assert verdict["llm"] == {"model": "openai/fake-model", "approved": False,
                               "reasons": ["App.parse no longer rejects null text"]}  # fmt: skip
     (request,) = server.requests
-    assert "IllegalArgumentException" in request["messages"][1]["content"] and not request.get("tools")
+    assert "text == null" in request["messages"][1]["content"] and not request.get("tools")
     assert API_KEY not in done.stdout + done.stderr
 
 

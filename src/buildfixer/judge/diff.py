@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import ast
 import contextlib
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from buildfixer.core.errors import BuildfixerError
+from buildfixer.core.file_kinds import language
+
+_COMMENT = {"python": "#", "other": "#"}  # the rest of the languages the judge reads use //
 
 
 @dataclass(frozen=True)
@@ -61,6 +65,17 @@ class FileChange:
     def added(self) -> list[Line]:
         """Every added line of the file."""
         return [line for hunk in self.hunks for line in hunk.added]
+
+
+def code_lines(lines: Iterable[Line], path: str) -> list[Line]:
+    """The lines that are not comments, in `path`'s language (a commented-out `@Ignore` disables nothing)."""
+    prefix = _COMMENT.get(language(path), "//")
+    return [line for line in lines if not line.text.strip().startswith((prefix, "*", "/*"))]
+
+
+def comment_prefix(path: str) -> str:
+    """What starts a line comment in `path`'s language."""
+    return _COMMENT.get(language(path), "//")
 
 
 def parse_patch(text: str, *, moves: bool = True) -> list[FileChange]:

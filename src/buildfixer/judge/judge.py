@@ -12,8 +12,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from buildfixer.core.file_kinds import is_build_config, is_source, is_test
 from buildfixer.core.protocols import Model
-from buildfixer.judge import rules
+from buildfixer.judge import main_code, rules, weakening
 from buildfixer.judge.diff import parse_patch
 from buildfixer.judge.llm_judge import llm_judge
 from buildfixer.judge.verdict import Verdict
@@ -31,8 +32,15 @@ def judge_patch(
         BuildfixerError: the patch is not a unified diff, or (run_tests) it does not apply.
     """
     verdict = Verdict()
-    for change in parse_patch(patch):
-        verdict.findings += rules.check(change)
+    changes = parse_patch(patch)
+    # A patch that changes nothing a fix could be made of: only tests (and prose) changed.
+    tests_only = not any(
+        (is_source(c.path) or is_build_config(c.path)) and not is_test(c.path) for c in changes
+    )
+    for change in changes:
+        verdict.findings += rules.check(change) + weakening.check(change) + main_code.check(change)
+        verdict.findings += weakening.changed_values(change, tests_only)
+    verdict.findings += main_code.special_cased(changes, project)
     if run_tests:
         if project is None:
             raise ValueError("run_tests needs the project the patch applies to")

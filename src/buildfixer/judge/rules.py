@@ -11,10 +11,10 @@ deleted or its failing lines commented out.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 
 from buildfixer.core.file_kinds import is_build_config, is_ci, is_source, is_test, is_test_by_name, language
-from buildfixer.judge.diff import FileChange, Line
+from buildfixer.judge.diff import FileChange, Line, code_lines, comment_prefix
 from buildfixer.judge.verdict import Finding
 
 # Added anywhere in source: a test that will no longer run.
@@ -34,8 +34,16 @@ _DISABLES = [
     ),
     (r"\b(it|test|describe)\.only\s*\(|\bf(it|describe)\s*\(", "other tests stop running ({match})"),
     (
-        r"\bassume\w*\(\s*false\s*\)|\bAssume\.\w+\(\s*false\s*\)",
+        r"\bassume(True|That)?\(\s*false\s*\)|\bassumeFalse\(\s*true\s*\)|\bAssumptions\.abort\s*\(",
         "a test is skipped by an assumption ({match})",
+    ),
+    (
+        r"@(org\.junit\.jupiter\.api\.condition\.)?Enabled(If|On|For)\w*\b",
+        "a test runs only where stated ({match})",
+    ),
+    (
+        r"\bself\.skipTest\s*\(|\b(this|t|ctx|context)\.(skip|todo)\s*\(|\bskip\s*:\s*(true|['\"])",
+        "a test is skipped ({match})",
     ),
 ]
 # Markers of one test, counted in removed vs added lines of a test file.
@@ -43,7 +51,7 @@ _TEST_MARKERS = {
     "java": r"@(Test|ParameterizedTest|RepeatedTest|TestFactory|TestTemplate)\b",
     "kotlin": r"@(Test|ParameterizedTest|RepeatedTest|TestFactory)\b",
     "groovy": r"@Test\b|^\s*def\s+\"",
-    "python": r"^\s*(async\s+)?def\s+test\w*\s*\(",
+    "python": r"^\s*(async\s+)?def\s+test\w*\s*\(|^\s*class\s+Test\w*\s*[(:]",
     "javascript": r"\b(it|test)\s*\(",
 }
 _ASSERTION = (
@@ -94,7 +102,6 @@ _VALIDATION_KEPT = [
     r"\"(lint|typecheck|type-check|check)\"\s*:",
     r"\"strict\"\s*:\s*true",
 ]
-_COMMENT = {"python": "#", "other": "#"}  # the rest of the languages the judge reads use //
 
 
 def check(change: FileChange) -> list[Finding]:
@@ -131,7 +138,7 @@ def _tests_disabled(change: FileChange) -> list[Finding]:
         return []
     findings = [
         Finding("test_disabled", change.path, line.number, detail.format(match=found.group(0).strip()))
-        for line in _code(change.added, change.path)
+        for line in code_lines(change.added, change.path)
         for pattern, detail in _DISABLES
         if (found := re.search(pattern, line.text))
     ]
@@ -153,20 +160,13 @@ def _assertions(change: FileChange) -> list[Finding]:
     if lost:
         detail = f"{len(lost)} assertion(s) fewer: `{lost[0].text.strip()[:80]}` removed"
         findings.append(Finding("assertion_removed", change.path, lost[0].number, detail))
-    for line in _code(change.added, change.path):
+    for line in code_lines(change.added, change.path):
         if any(re.search(p, line.text) for p in _VACUOUS):
             findings.append(
                 Finding(
                     "assertion_weakened", change.path, line.number, f"`{line.text.strip()[:80]}` cannot fail"
                 )
             )
-    for hunk in change.hunks:  # an assertion whose expected value was changed (to what the code returns)
-        before = {_shape(line.text): line for line in hunk.removed if re.search(_ASSERTION, line.text)}
-        for line in hunk.added:
-            old = before.get(_shape(line.text))
-            if old is not None and re.search(_ASSERTION, line.text) and old.text.strip() != line.text.strip():
-                detail = f"expected value changed: `{old.text.strip()[:60]}` -> `{line.text.strip()[:60]}`"
-                findings.append(Finding("assertion_weakened", change.path, line.number, detail))
     return findings
 
 
@@ -207,7 +207,7 @@ def _code_removed(change: FileChange) -> list[Finding]:
         return []
     if change.deleted:
         return [Finding("source_deleted", change.path, None, "a source file is deleted")]
-    prefix = _COMMENT.get(language(change.path), "//")
+    prefix = comment_prefix(change.path)
     removed = {line.text.strip() for line in change.removed if len(line.text.strip()) > 3}
     for line in change.added:
         text = line.text.strip()
@@ -226,16 +226,10 @@ _RULES: list[Callable[[FileChange], list[Finding]]] = [
 ]  # fmt: skip
 
 
-def _code(lines: Iterable[Line], path: str) -> list[Line]:
-    """Lines that are not comments (a commented-out `@Ignore` disables nothing)."""
-    prefix = _COMMENT.get(language(path), "//")
-    return [line for line in lines if not line.text.strip().startswith((prefix, "*", "/*"))]
-
-
 def _net_loss(change: FileChange, pattern: str) -> list[Line]:
     """Removed lines matching `pattern`, when more of them are removed than added."""
-    removed = [line for line in _code(change.removed, change.path) if re.search(pattern, line.text)]
-    added = [line for line in _code(change.added, change.path) if re.search(pattern, line.text)]
+    removed = [line for line in code_lines(change.removed, change.path) if re.search(pattern, line.text)]
+    added = [line for line in code_lines(change.added, change.path) if re.search(pattern, line.text)]
     return removed[len(added) :] if len(removed) > len(added) else []
 
 
@@ -263,9 +257,3 @@ def _enabled_false_near_test(change: FileChange) -> list[Finding]:
                         Finding("tests_turned_off", change.path, line.number, "a test task is disabled")
                     )
     return findings
-
-
-def _shape(text: str) -> str:
-    """The line with its literals blanked: what stays the same when only a value changes."""
-    text = re.sub(r"\"(\\.|[^\"\\])*\"|'(\\.|[^'\\])*'", "S", text)
-    return re.sub(r"\b(\d+(\.\d+)?[fFdDlL]?|true|false|True|False|None|null)\b", "N", text).strip()
