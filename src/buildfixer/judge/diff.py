@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from buildfixer.core.errors import BuildfixerError
@@ -119,6 +119,17 @@ def parse_patch(text: str, *, moves: bool = True) -> list[FileChange]:
             hunks.append(parsed)
         changes.append(FileChange(old if deleted else new, old, created, deleted, hunks))
     return _moves(changes) if moves else changes
+
+
+def select_files(text: str, keep: Callable[[str, str], bool]) -> str:
+    """The part of a unified diff that changes the files `keep(old_path, new_path)` accepts."""
+    from unidiff import PatchSet
+
+    lines = text.split("\n")
+    patch = PatchSet([line + "\n" for line in lines[:-1]] + ([lines[-1]] if lines[-1] else []))
+    return "".join(
+        str(patched) for patched in patch if keep(_strip(patched.source_file), _strip(patched.target_file))
+    )
 
 
 def _moves(changes: list[FileChange]) -> list[FileChange]:
