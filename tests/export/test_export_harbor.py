@@ -22,6 +22,7 @@ FILES = [
     "solution/gold.patch",
     "solution/solve.sh",
     "task.toml",
+    "tests/judge.pyz",
     "tests/test.sh",
 ]
 
@@ -58,6 +59,10 @@ def test_every_instance_is_a_task_in_harbor_layout(tasks: Path) -> None:
         assert docker.startswith("FROM ") and "checkout.sh /app" in docker and "WORKDIR /app" in docker
         assert instance.base_commit in (task / "environment" / "checkout.sh").read_text()
         assert "/logs/verifier" in (task / "tests" / "test.sh").read_text()
+        said = (task / "instruction.md").read_text()  # no noise of buildfixer's, no path of this machine
+        assert not any(
+            word in said for word in ("$BUILDFIXER_CACHE", "/root/", "/tmp/", "\n$ ", "Looking in links")
+        )
     java21 = (tasks / "wordstats-java-21" / "environment" / "Dockerfile").read_text()
     assert java21.startswith("FROM maven:3.9-eclipse-temurin-17")  # the instance's jdk
     assert (tasks / "cart-receipt-flag" / "environment" / "Dockerfile").read_text().startswith("FROM node:")
@@ -87,7 +92,30 @@ def test_oracle_earns_reward_1_and_the_failing_state_0(tasks: Path, tmp_path: Pa
     assert run(task / "solution" / "solve.sh", env=env).returncode == 0
     fixed = run(task / "tests" / "test.sh", env=env)
     assert (logs / "reward.txt").read_text().strip() == "1", fixed.stdout
-    assert "passed" in fixed.stdout
+    assert "passed" in fixed.stdout and "judge: approved" in fixed.stdout
+    assert json.loads((logs / "judge.json").read_text())["approved"] is True
+
+
+@pytest.mark.slow
+def test_a_passing_build_made_by_weakening_the_test_earns_0(tasks: Path, tmp_path: Path) -> None:
+    """The verifier's judge: the build passes, the repair weakened the failing assertion."""
+    task = tasks / "semverkit-lexical-latest"
+    app, logs = tmp_path / "app", tmp_path / "logs"
+    env = {**os.environ, "BUILDFIXER_APP_DIR": str(app), "BUILDFIXER_VERIFIER_DIR": str(logs),
+           "BUILDFIXER_VENV": str(tmp_path / "venv")}  # fmt: skip
+    assert run(task / "environment" / "checkout.sh", str(app), env=env).returncode == 0
+    test = app / "tests" / "test_bump.py"
+    text = test.read_text()
+    assert '"1.9.3"]) == "1.10.0"' in text
+    test.write_text(text.replace('"1.9.3"]) == "1.10.0"', '"1.9.3"]) is not None'))
+    # The agent rewrites the checkout's history so that its change looks like the failing state.
+    subprocess.run(["git", "commit", "-qam", "failing state", "--amend"], cwd=app, check=True)
+    hacked = run(task / "tests" / "test.sh", env=env)
+    assert "8 passed" in (logs / "build.log").read_text()  # the build itself passes
+    assert (logs / "reward.txt").read_text().strip() == "0", hacked.stdout
+    verdict = json.loads((logs / "judge.json").read_text())
+    assert not verdict["approved"] and verdict["findings"][0]["rule"] == "assertion_weakened"
+    assert "judge: rejected" in hacked.stdout
 
 
 @pytest.mark.skipif(not os.environ.get("BUILDFIXER_HARBOR_PYTHON"), reason="no Python with harbor installed")

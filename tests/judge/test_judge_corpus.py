@@ -52,5 +52,5 @@ def test_no_gold_patch_is_rejected_as_the_harness_diffs_it(tmp_path: Path) -> No
         git(repo, "apply", "-", input=row["gold_patch"])
         git(repo, "add", "-A")
         patch = git(repo, "diff", "--cached", "--no-renames", row["base_commit"], raw=True)
-        rejected[row["instance_id"]] = judge_patch(patch).findings
+        rejected[row["instance_id"]] = judge_patch(patch, repo).findings  # the project's tests read too
     assert not any(rejected.values()), {k: v for k, v in rejected.items() if v}

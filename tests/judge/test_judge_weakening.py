@@ -36,6 +36,8 @@ def diff(*files: tuple[str, str, str]) -> str:
         ("assertEquals(3.99, inv.total(), 0.5);", TOLERANT),
         ("inv.totalCents() shouldBe 399", EXACT),
         ("    assert total(items) == 399", EXACT),
+        ('    assert latest(["1.2.0", "x", "1.10.0"]) == "1.10.0", "the newest"', EXACT),
+        ('    assert latest(["1.2.0", "x", "1.10.0"]) is not None', WEAK),
         ("    assert total(items) is not None", WEAK),
         ("    assert total(items)", WEAK),
         ("    assert total(items) == pytest.approx(3.99, abs=1)", TOLERANT),

@@ -291,7 +291,7 @@ class _Loop:
         """Why the judge rejects the repair so far, or None when it approves (or cannot tell)."""
         if self.ledger is None:
             return None
-        verdict = judge_patch(self.ledger.patch())
+        verdict = judge_patch(self.ledger.patch(), self.context.ctx.root, applied=True)
         if verdict.approved:
             return None
         return "; ".join(f"{f.rule} in {f.file}" if f.file else f.rule for f in verdict.findings[:3])

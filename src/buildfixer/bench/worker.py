@@ -22,7 +22,7 @@ from buildfixer.buildsys.options import BuildOptions, cache_domain
 from buildfixer.buildsys.project import stop_daemons
 from buildfixer.buildsys.runner import kill_owned
 from buildfixer.core.stops import Stop, StopKind
-from buildfixer.harness.attempt import AttemptConfig, judge_attempt, run_attempt
+from buildfixer.harness.attempt import AttemptConfig, run_attempt
 from buildfixer.harness.remember import remember
 from buildfixer.llm.factory import model_for_instance
 from buildfixer.memory.trust import instance_domain
@@ -86,11 +86,12 @@ def run_task(task: dict[str, Any]) -> dict[str, Any]:
     _OWNER.append(options.owner_token(workspace.root))
     try:
         meta = {"instance_id": instance["instance_id"], "sample": task["sample"]}
+        # The repair alone, judged by the attempt: resolved by removing tests or checks is `hacked`.
         attempt = run_attempt(
-            workspace.root, config, meta=meta, instance=instance, system=instance.get("build_system")
-        )
-        patch = workspace.diff(attempt.edited)  # the repair alone (what the verdict judged)
-        judge_attempt(attempt, patch, config)  # resolved by removing tests or checks: `hacked`
+            workspace.root, config, meta=meta, instance=instance, system=instance.get("build_system"),
+            diff=workspace.diff,
+        )  # fmt: skip
+        patch = attempt.patch
         remember(
             attempt.initial, attempt.resolved, attempt.edited, patch, Path(task["memory"]), instance,
             origin=config.memory_domain,

@@ -122,9 +122,7 @@ def examples(
     keep: Annotated[Path | None, typer.Option(help="Materialize the examples here and keep them.")] = None,
     list_only: Annotated[bool, typer.Option("--list", help="List the examples without building.")] = False,
     fix: Annotated[bool, typer.Option("--fix", help="Repair each example with `buildfixer fix`.")] = False,
-    model: Annotated[
-        str | None, typer.Option(help="Model for --fix (default: the offline recipes).")
-    ] = None,
+    model: Annotated[str | None, typer.Option(help="Model for --fix (default: the offline recipes).")] = None,
     no_sandbox: NoSandboxOpt = False,
     as_json: JsonFlag = False,
 ) -> None:

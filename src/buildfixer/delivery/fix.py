@@ -14,6 +14,7 @@ import stat
 import time
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 from buildfixer.buildsys.jdk import find_jdk
 from buildfixer.buildsys.project import detect_build_system, stop_daemons
@@ -27,7 +28,7 @@ from buildfixer.delivery.pull_request import (
     open_pull_request,
     repository_of,
 )
-from buildfixer.harness.attempt import AttemptConfig, AttemptResult, judge_attempt, run_attempt
+from buildfixer.harness.attempt import AttemptConfig, AttemptResult, run_attempt
 from buildfixer.harness.checks import check_output_path
 from buildfixer.harness.remember import memory_path, remember
 from buildfixer.llm.factory import check_model
@@ -92,14 +93,18 @@ def fix_project(
     workspace = Workspace.from_directory(project, cache_dir=config.options.cache_dir)
     config.frozen = set(workspace.protected)
     try:
-        attempt = run_attempt(workspace.root, config, progress, meta={"source": str(project)})
-        # The repair is the edits alone; a project that already builds gets none.
-        edited = [] if attempt.initial.status == "success" else attempt.edited
-        changed = workspace.changed_files(edited)
-        # One tree for both the patch shown and the files written: what lands is what was shown.
-        tree = workspace.write_tree()
-        patch = workspace.diff(changed, tree=tree)
-        judge_attempt(attempt, patch, config)  # a repair removing tests or checks is never copied back
+        shown: dict[str, Any] = {}
+
+        def repair(edited: list[str] | None) -> str:
+            """The edits alone; one tree for the patch shown and judged and the files written."""
+            shown["changed"] = changed = workspace.changed_files(edited)
+            shown["tree"] = tree = workspace.write_tree()
+            return workspace.diff(changed, tree=tree)
+
+        # The attempt judges its repair: one removing tests or checks is never copied back.
+        attempt = run_attempt(workspace.root, config, progress, meta={"source": str(project)}, diff=repair)
+        patch, changed, tree = attempt.patch, shown["changed"], shown["tree"]
+        edited = attempt.edited
         remember(
             attempt.initial, attempt.resolved, edited, patch,
             memory_path(config.options.cache_dir, config.memory_path), origin=config.memory_domain,

@@ -34,8 +34,7 @@ from buildfixer.core.errors import BuildfixerError
 from buildfixer.core.stops import StopKind
 from buildfixer.env.error_examples import error_gone, examples_of, focused_start
 from buildfixer.env.loop_episode import LoopEnded, LoopEpisode, full_info, loop_config, reply_of
-from buildfixer.harness.attempt import AttemptConfig, current_build, make_context, verdict_build
-from buildfixer.judge.judge import judge_patch
+from buildfixer.harness.attempt import AttemptConfig, current_build, judge_repair, make_context, verdict_build
 from buildfixer.llm.text_calls import ReplyCheck, read_text_calls
 from buildfixer.memory.trust import instance_domain
 from buildfixer.tools.build_support import format_build_output
@@ -160,9 +159,9 @@ class BuildRepairEnv:
         else:
             self.workspace.reset()
         root = self.workspace.root
-        config = AttemptConfig(toolset=self.toolset, options=self.options)
+        config = self._config = AttemptConfig(toolset=self.toolset, options=self.options, judge=self.judge)
         self._ctx = make_context(root, config, self.instance.get("build_system"))
-        failure = self._failure()
+        failure = self._initial = self._failure()
         self.workspace.reset()  # what the first build wrote goes: every episode starts from the same tree
         self._turns, self._started, self._done, self._build_s = 0, time.monotonic(), False, 0.0
         self._overran, self._check, self._info, self._messages = False, ReplyCheck(), {}, []
@@ -337,8 +336,8 @@ class BuildRepairEnv:
         patch = self._ctx.ledger.patch() if self._ctx.ledger is not None else ""
         judge_ok: bool | None = None
         findings: list[dict[str, Any]] = []
-        if self.judge and patch.strip():
-            found = judge_patch(patch)
+        if self._config.judge and patch.strip():  # the verdict every attempt gets (harness.attempt)
+            found = judge_repair(patch, self._ctx.root, self._config, self._initial)
             judge_ok, findings = found.approved, found.to_dict()["findings"]
         # An example of one error asks only that its error be gone; the others are other examples.
         fixed = error_gone(self._focus, verdict) if self._focus is not None else build_ok

@@ -23,7 +23,7 @@ from buildfixer.agents.tool_loop import Budget
 from buildfixer.core.build_result import BuildResult
 from buildfixer.core.chat import CallLimits, Message, ModelError, ModelReply, ToolCall
 from buildfixer.core.errors import BuildfixerError
-from buildfixer.harness.attempt import AttemptConfig, AttemptResult, judge_attempt, run_attempt
+from buildfixer.harness.attempt import AttemptConfig, AttemptResult, run_attempt
 from buildfixer.llm.scripted import arguments_text
 from buildfixer.llm.text_calls import with_text_calls
 from buildfixer.workspace.workspace import Workspace
@@ -128,14 +128,12 @@ class LoopEpisode:
 
     def _run(self) -> None:
         try:
+            self._config.judge = self._judge  # the attempt's own judge step, as for fix and bench
             attempt = run_attempt(
                 self._workspace.root, self._config, initial=self._failure, instance=self._instance,
-                system=self._instance.get("build_system"), model=self.bridge,
+                system=self._instance.get("build_system"), model=self.bridge, diff=self._workspace.diff,
             )  # fmt: skip
-            patch = self._workspace.diff(attempt.edited)
-            if self._judge:
-                judge_attempt(attempt, patch, self._config)
-            self.bridge.requests.put(LoopEnded(attempt, patch))
+            self.bridge.requests.put(LoopEnded(attempt, attempt.patch))
         except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread, which raises it
             self.bridge.requests.put(LoopEnded(None, "", exc))
 

@@ -8,7 +8,8 @@
   environment/checkout.sh the repository at base_commit, history removed
   environment/repo.bundle the repository, when the dataset has it locally
   solution/solve.sh       the oracle: applies solution/gold.patch
-  tests/test.sh           builds the project, writes /logs/verifier/reward.txt (1 or 0)
+  tests/test.sh           builds the project, judges the repair, writes /logs/verifier/reward.txt (1 or 0)
+  tests/judge.pyz         the judge (export.judge_app): a passing build's repair must be approved
 ```
 
 The names are those of harbor's `TaskPaths` and `TaskConfig` (harbor 0.25.0; see
@@ -18,13 +19,20 @@ docs/EXPORTS.md). The shell lives in export.harbor_scripts.
 from __future__ import annotations
 
 import json
+import re
+import subprocess
+import tempfile
 from pathlib import Path
 from typing import Any
 
 from buildfixer.bench.dataset import Instance, dataset_dir, load_dataset
 from buildfixer.bench.rundir import staged_folder
+from buildfixer.core.errors import BuildfixerError
 from buildfixer.export import harbor_scripts as scripts
+from buildfixer.export.judge_app import judge_app
 from buildfixer.export.repos import RepoPacker
+from buildfixer.logs.text import clean_lines
+from buildfixer.workspace.git import git
 
 TASK_SCHEMA_VERSION = "1.4"
 # Seconds. An agent gets the bench default attempt limit; builds of big JVM projects are slow.
@@ -33,6 +41,18 @@ VERIFIER_TIMEOUT_S = 1800.0
 BUILD_TIMEOUT_S = 1800.0
 # The end of the failing log shown in the instruction (the cause is usually near the end).
 _LOG_LINES = 120
+_CHATTER = re.compile(
+    r"\$ |(Looking in links|Stored in directory|Requirement already satisfied|Collecting|Downloading"
+    r"|Using cached|Obtaining|Preparing|Installing collected|Successfully (built|installed)"
+    r"|Building (wheel|editable)"
+    r"|Created wheel|Checking if build backend|Getting requirements|Processing|Attempting uninstall"
+    r"|Found existing installation|Uninstalling)\b"
+)
+_MACHINE_PATHS = [
+    (re.compile(r"\$BUILDFIXER_CACHE(/[^\s:'\"]*)?"), "<cache>"),
+    (re.compile(r"(?<![\w.])/tmp/[^\s:'\"]+"), "<tmp>"),
+    (re.compile(r"(?<![\w.])(/root|/home/[^/\s]+)(?=/)"), "~"),
+]
 
 
 def export_harbor(dataset: Path, out: Path, org: str = "buildfixer") -> dict[str, Any]:
@@ -52,6 +72,7 @@ def export_harbor(dataset: Path, out: Path, org: str = "buildfixer") -> dict[str
     instances = load_dataset(dataset)
     base = dataset_dir(dataset)
     RepoPacker(out, base).check(instances)
+    judge = judge_app()
     bundled = []
     with staged_folder(out) as stage:
         for instance in instances:
@@ -59,12 +80,15 @@ def export_harbor(dataset: Path, out: Path, org: str = "buildfixer") -> dict[str
             packer = RepoPacker(task / "environment", base)  # each task's context is its own
             if packer.pack(instance) is not None:
                 bundled.append(instance.instance_id)
-            write_task(instance, task, _git_bundle_name(packer), org)
+            write_task(instance, task, _git_bundle_name(packer), org, judge)
     return {"out": str(out), "tasks": [i.instance_id for i in instances], "bundled": bundled}
 
 
-def write_task(instance: Instance, task: Path, git_bundle: str | None, org: str) -> None:
-    """The files of one task in `task` (its environment/ already holds the git bundle, if any)."""
+def write_task(instance: Instance, task: Path, git_bundle: str | None, org: str, judge: bytes) -> None:
+    """The files of one task in `task` (its environment/ already holds the git bundle, if any).
+
+    `judge` is the verifier's judge (`judge_app()`), written as tests/judge.pyz.
+    """
     if git_bundle is not None:  # one fixed name: the Dockerfile and checkout.sh refer to it
         (task / "environment" / git_bundle).rename(task / "environment" / "repo.bundle")
         git_bundle = "repo.bundle"
@@ -75,13 +99,33 @@ def write_task(instance: Instance, task: Path, git_bundle: str | None, org: str)
         "environment/checkout.sh": scripts.checkout_script(instance, git_bundle),
         "solution/solve.sh": scripts.solve_script(),
         "solution/gold.patch": instance.gold_patch,
-        "tests/test.sh": scripts.test_script(instance),
     }
     for name, text in files.items():
-        path = task / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-        path.chmod(0o755 if name.endswith(".sh") else 0o644)
+        _write(task / name, text.encode())
+    # The judge diffs against the failing state's tree, which the checkout makes from the bundle.
+    tree = failing_tree(task / "environment" / "checkout.sh") if git_bundle else None
+    _write(task / "tests" / "test.sh", scripts.test_script(instance, tree).encode())
+    _write(task / "tests" / "judge.pyz", judge)
+
+
+def failing_tree(checkout: Path) -> str:
+    """The git tree of the failing state `checkout.sh` makes (run here into a scratch folder).
+
+    Raises:
+        BuildfixerError: the checkout fails.
+    """
+    with tempfile.TemporaryDirectory(prefix="buildfixer-harbor-") as scratch:
+        app = Path(scratch) / "app"
+        done = subprocess.run(["bash", str(checkout), str(app)], capture_output=True, text=True, timeout=600)
+        if done.returncode != 0:
+            raise BuildfixerError(f"{checkout} failed: {done.stderr.strip()[-300:]}")
+        return git("rev-parse", "HEAD^{tree}", cwd=app).strip()
+
+
+def _write(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+    path.chmod(0o755 if path.suffix == ".sh" else 0o644)
 
 
 def task_toml(instance: Instance, org: str) -> str:
@@ -124,7 +168,7 @@ def task_toml(instance: Instance, org: str) -> str:
 
 def instruction(instance: Instance) -> str:
     """`instruction.md`: the task as the agent reads it."""
-    tail = "\n".join(instance.error_log.rstrip().splitlines()[-_LOG_LINES:]) or "(no log recorded)"
+    tail = log_tail(instance.error_log) or "(no log recorded)"
     fence = "````" if "```" in tail else "```"
     jdk = f" with JDK {instance.jdk}" if instance.jdk else ""
     command = f" (`{' '.join(instance.build_command)}`)" if instance.build_command else ""
@@ -144,6 +188,21 @@ The end of the failing build's log:
 {tail}
 {fence}
 """
+
+
+def log_tail(log: str) -> str:
+    """The end of a failing log as the agent should read it: no noise, no paths of this machine.
+
+    Cleaned as every log is (logs.text: ANSI codes, progress redraws, Debian's hook traces), then
+    without buildfixer's own command lines and the package installer's chatter, which the task's
+    container does not print; the cache, temporary folders and home directories of the machine
+    that recorded it become `<cache>`, `<tmp>` and `~`.
+    """
+    lines = [line for line in clean_lines(log) if line.strip() and not _CHATTER.match(line.lstrip())]
+    text = "\n".join(lines[-_LOG_LINES:])
+    for pattern, placeholder in _MACHINE_PATHS:
+        text = pattern.sub(placeholder, text)
+    return text
 
 
 def _git_bundle_name(packer: RepoPacker) -> str | None:

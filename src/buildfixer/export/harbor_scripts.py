@@ -4,8 +4,11 @@ The verifier builds the project the way buildfixer's build systems do (buildsys/
 plain shell, because the task's container has no buildfixer: Python gets a fresh venv, the
 project installed editable with its test extra, byte-compiled and tested with pytest; npm runs
 `npm ci`/`npm install`, then the `build` and `test` scripts; Maven runs `package`; Gradle runs
-`build`; an instance's `build_command` replaces the default tasks/goals/scripts. The reward is 1
-when the build succeeds, else 0 (`/logs/verifier/reward.txt`, Harbor's path).
+`build`; an instance's `build_command` replaces the default tasks/goals/scripts. A passing build
+is then judged: `tests/judge.pyz` (export.judge_app) reads the repair against the failing state
+and rejects one that passes by weakening or removing what checks the code, as `buildfixer judge`
+does. The reward is 1 when the build succeeds and the judge approves, else 0
+(`/logs/verifier/reward.txt`, Harbor's path; the verdict in `judge.json` beside it).
 
 Every script takes its paths from variables with Harbor's defaults, so the same files run in a
 checkout on a machine without Docker (tests/export/test_export_harbor.py does that).
@@ -34,11 +37,13 @@ _PATHS = f"""APP_DIR="${{BUILDFIXER_APP_DIR:-{APP_DIR}}}"
 def dockerfile(instance: Instance, git_bundle: str | None) -> str:
     """`environment/Dockerfile`: the build tool, then the repository at the failing commit."""
     image = IMAGES[instance.build_system].format(jdk=instance.jdk or DEFAULT_JDK)
+    python = "" if instance.build_system == "python" else " python3"  # the Python image has its own
     copy = f"COPY {git_bundle} checkout.sh /tmp/task/\n" if git_bundle else "COPY checkout.sh /tmp/task/\n"
     return f"""FROM {image}
 
-# git makes the checkout, applies patches and lets the agent see its own changes.
-RUN apt-get update && apt-get install -y --no-install-recommends git ca-certificates \\
+# git makes the checkout, applies patches and lets the agent see its own changes; python3 runs
+# the verifier's judge.
+RUN apt-get update && apt-get install -y --no-install-recommends git ca-certificates{python} \\
     && rm -rf /var/lib/apt/lists/*
 
 {copy}RUN bash /tmp/task/checkout.sh {APP_DIR} && rm -rf /tmp/task
@@ -84,12 +89,19 @@ git apply --whitespace=nowarn "$PATCH"
 """
 
 
-def test_script(instance: Instance) -> str:
-    """`tests/test.sh`: build the project and write the reward, 1 for a passing build, else 0."""
+def test_script(instance: Instance, base_tree: str | None = None) -> str:
+    """`tests/test.sh`: build the project, judge a passing build's repair, write the reward (1 or 0).
+
+    `base_tree` is the failing state's git tree (what the judge diffs against); None: the
+    checkout's first commit.
+    """
+    tree = f" --base-tree {shlex.quote(base_tree)}" if base_tree else ""
     return f"""#!/bin/bash
-# Verifier of {instance.instance_id}: the build must pass ({instance.build_system}). Reward 1 or 0.
+# Verifier of {instance.instance_id}: the build must pass ({instance.build_system}) and the judge
+# approve the repair. Reward 1 or 0.
 set -u
 {_PATHS}VERIFIER_DIR="${{BUILDFIXER_VERIFIER_DIR:-/logs/verifier}}"
+TESTS_DIR="$(dirname "$(readlink -f "${{BASH_SOURCE[0]}}")")"
 mkdir -p "$VERIFIER_DIR"
 build() {{
     set -euo pipefail
@@ -102,6 +114,10 @@ build() {{
 status=$?
 if [ "$status" -eq 0 ]; then reward=1; else reward=0; fi
 tail -n 60 "$VERIFIER_DIR/build.log"
+# A passing build earns the reward only with a repair the judge approves (not a test weakened).
+if [ "$reward" -eq 1 ]; then
+    python3 "$TESTS_DIR/judge.pyz" --project "$APP_DIR"{tree} --json "$VERIFIER_DIR/judge.json" || reward=0
+fi
 echo "$reward" >"$VERIFIER_DIR/reward.txt"
 echo "reward: $reward"
 """

@@ -7,6 +7,7 @@ a failing commit). The agent's word never counts: only the final build the harne
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,7 @@ from buildfixer.harness import grading
 from buildfixer.harness.config import AttemptConfig
 from buildfixer.harness.remember import knowledge_for, memory_path
 from buildfixer.judge.judge import judge_patch
+from buildfixer.judge.verdict import Verdict
 from buildfixer.llm import factory
 from buildfixer.memory.sources import error_summary
 from buildfixer.tools.context import ToolContext
@@ -47,6 +49,7 @@ class AttemptResult:
     edited: list[str] | None = None
     refused: list[str] = field(default_factory=list)
     judge: dict[str, Any] | None = None  # the judge's verdict on a resolved attempt's patch
+    patch: str = ""  # the repair as a unified diff (what the judge read)
     build_s: float = 0.0  # seconds in the project's builds (the agent's, the loop's, the verdict)
 
     @property
@@ -109,11 +112,15 @@ def run_attempt(
     instance: dict[str, Any] | None = None,
     system: str | None = None,
     model: Model | None = None,
+    diff: Callable[[list[str] | None], str] | None = None,
 ) -> AttemptResult:
-    """Build, let the agent work (unless the build already succeeds), then build again for the verdict.
+    """Build, let the agent work (unless the build already succeeds), build again for the verdict, judge.
 
     `model`, when given, is the model the agent gets whatever spec it asks for (the environment's
     full mode hands in the trainer's policy this way); else the provider factory makes it.
+    `diff(edited)` gives the repair as the caller will deliver it (the edit ledger's diff when
+    None); a resolved attempt whose repair the judge rejects ends `hacked` (`judge_attempt`).
+    Every caller (`fix`, `bench run`, the environment) gets the verdict from here.
     """
     began = time.monotonic()
     agent = get_agent(config.agent_name())
@@ -141,6 +148,7 @@ def run_attempt(
     if initial.status == "success":
         stop, verdict = Stop(StopKind.RESOLVED, "the build already succeeds"), initial
     else:
+
         def make_model(spec: str) -> Model:
             return model or factory.make_model(spec, **config.model_settings.model_kwargs())
 
@@ -163,14 +171,19 @@ def run_attempt(
     resolved = grading.is_resolved(verdict.status)
     if resolved and stop.kind is not StopKind.RESOLVED:
         stop = Stop(StopKind.RESOLVED, stop.detail)  # the harness's build, not the agent's word, decides
+    patch = diff(edited) if diff is not None else (ctx.ledger.patch() if ctx.ledger is not None else "")
     trajectory.finish(
         {"resolved": resolved, **stop.to_dict(), "jdk": ctx.options.jdk, **_summary(verdict),
          "edited": edited, "refused": refused}
     )  # fmt: skip
-    return AttemptResult(
+    attempt = AttemptResult(
         resolved, verdict, initial, trajectory, stop, ctx.options.jdk, time.monotonic() - began, edited,
-        refused, build_s=ctx.build_s,
+        refused, build_s=ctx.build_s, patch=patch,
     )  # fmt: skip
+    if config.judge:
+        emit(progress, "judge", {})
+        judge_attempt(attempt, patch, config, root)
+    return attempt
 
 
 def _not_built() -> BuildResult:
@@ -198,20 +211,35 @@ def _summary(result: BuildResult) -> dict[str, Any]:
     }
 
 
-def judge_attempt(attempt: AttemptResult, patch: str, config: AttemptConfig | None = None) -> None:
+def judge_repair(
+    patch: str, root: Path, config: AttemptConfig, initial: BuildResult | None = None
+) -> Verdict:
+    """The judge's verdict on a repair, applied in the project at `root`: where every verdict comes from.
+
+    The rules (with the project's tests read for the literals they use), with `config.judge_tests`
+    the test runs, with `config.judge_model` a model reading the patch and the failure it repairs.
+    """
+    model = None
+    if config.judge_model:
+        model = factory.make_model(config.judge_model, **config.model_settings.model_kwargs())
+    error = ""
+    if initial is not None:
+        error = error_summary(initial.errors) if initial.errors else initial.status
+    return judge_patch(
+        patch, root, run_tests=config.judge_tests, options=config.options, model=model, error=error,
+        applied=True,
+    )  # fmt: skip
+
+
+def judge_attempt(attempt: AttemptResult, patch: str, config: AttemptConfig, root: Path) -> None:
     """Judge a resolved attempt's patch; one the judge rejects is no longer resolved but `hacked`.
 
     The verdict goes into the result and the trajectory's record. An attempt that changed nothing
-    (the build already succeeded) has nothing to judge. The configuration's `judge_model`, when
-    set, reads the patch too.
+    (the build already succeeded) has nothing to judge. `root` is the project the patch applies to.
     """
     if not attempt.resolved or not patch.strip():
         return
-    model = None
-    if config is not None and config.judge_model:
-        model = factory.make_model(config.judge_model, **config.model_settings.model_kwargs())
-    error = error_summary(attempt.initial.errors) if attempt.initial.errors else attempt.initial.status
-    verdict = judge_patch(patch, model=model, error=error)
+    verdict = judge_repair(patch, root, config, attempt.initial)
     attempt.judge = verdict.to_dict()
     if not verdict.approved:
         reasons = "; ".join(f"{f.rule} in {f.file}" if f.file else f.rule for f in verdict.findings[:3])

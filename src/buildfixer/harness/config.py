@@ -96,6 +96,10 @@ class AttemptConfig(BaseModel):
         trajectory_path: Where the trajectory is saved after every step (None: not saved).
         frozen: Paths a repair may not change (a user's git-ignored files): their edits are
             undone before the verdict build.
+        judge: Judge a resolved repair's patch (a step of the attempt, `attempt.judge_repair`);
+            False: the verdict build alone decides (the training environment's `judge=False`).
+        judge_tests: The judge also runs the project's tests before and after the patch, and the
+            original tests against the patched code (judge.tests_run): three more builds.
         judge_model: A model that judges a resolved repair's patch besides the judge's rules
             (judge.llm_judge); None: the rules alone.
         memory_trust: Whose remembered fixes the attempt may replay or be shown (memory.trust):
@@ -120,6 +124,8 @@ class AttemptConfig(BaseModel):
     options: InstanceOf[BuildOptions] = Field(default_factory=BuildOptions)
     trajectory_path: Path | None = None
     frozen: set[str] = Field(default_factory=set)
+    judge: bool = True
+    judge_tests: bool = False
     judge_model: str | None = None
     memory_trust: str = DEFAULT_TRUST
     memory_path: Path | None = None
@@ -211,7 +217,9 @@ class AttemptConfig(BaseModel):
             "agent": self.agent, "model": self.model, "toolset": self.toolset, "mask": self.mask,
             "guidance": self.guidance, "build_output": self.build_output, "first_error": self.first_error,
             "budget": dict(self.budget.__dict__), "model_settings": self.model_settings.model_dump(),
-            **({"judge_model": self.judge_model} if self.judge_model else {}),  # older runs have none
+            **({"judge": False} if not self.judge else {}),  # older runs have none of the three
+            **({"judge_tests": True} if self.judge_tests else {}),
+            **({"judge_model": self.judge_model} if self.judge_model else {}),
             **({"memory_trust": self.memory_trust} if self.memory_trust != DEFAULT_TRUST else {}),
         }  # fmt: skip
 
@@ -233,15 +241,7 @@ def describe_options(options: BuildOptions) -> dict[str, Any]:
     }  # fmt: skip
 
 
-
-
 def _one_of(what: str, value: str, known: Any) -> str:
     if value not in known:
         raise ValueError(f"unknown {what} {value!r} (known: {', '.join(known)})")
     return value
-
-
-
-
-
-

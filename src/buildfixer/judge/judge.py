@@ -22,11 +22,14 @@ from buildfixer.judge.verdict import Verdict
 
 def judge_patch(
     patch: str, project: Path | None = None, run_tests: bool = False, options: Any = None,
-    model: Model | None = None, error: str = "",
+    model: Model | None = None, error: str = "", applied: bool = False,
 ) -> Verdict:  # fmt: skip
-    """The verdict on `patch` (a unified diff); `project` is the tree it applies to (for `run_tests`).
+    """The verdict on `patch` (a unified diff) of the project at `project`.
 
-    With `model` an LLM judge reads the patch too (and `error`, the failure it repairs).
+    The project's tests are read for the literals they use (a test's input special-cased in main
+    code); `run_tests` builds it before and after the patch (`applied`: it holds the patch
+    already, as an attempt's workspace does). With `model` an LLM judge reads the patch too (and
+    `error`, the failure it repairs).
 
     Raises:
         BuildfixerError: the patch is not a unified diff, or (run_tests) it does not apply.
@@ -46,7 +49,7 @@ def judge_patch(
             raise ValueError("run_tests needs the project the patch applies to")
         from buildfixer.judge.tests_run import compare_test_runs  # runs builds: only when asked
 
-        findings, notes = compare_test_runs(project, patch, options)
+        findings, notes = compare_test_runs(project, patch, options, applied)
         verdict.findings += findings
         verdict.notes += notes
     if model is not None:

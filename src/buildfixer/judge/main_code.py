@@ -72,7 +72,8 @@ def special_cased(changes: list[FileChange], project: Path | None = None) -> lis
         if is_source(change.path) and not is_test(change.path) and not change.deleted
         for line in code_lines(change.added, change.path)
         if _CONDITION.search(line.text)
-        for value in _compared(line.text)
+        # A comparison the file made before (a line repaired, not a case added) is no special case.
+        for value in _compared(line.text) - _compared(" ".join(line.text for line in change.removed))
     ]
     if not conditions:
         return []

@@ -85,8 +85,14 @@ class TestRun:
         return f"{self.ran_count} ran, {self.skipped_count} skipped, {self.failed_count} failed"
 
 
-def compare_test_runs(project: Path, patch: str, options: Any = None) -> tuple[list[Finding], list[str]]:
-    """Findings and notes from the builds before and after `patch`, and of the original tests after it."""
+def compare_test_runs(
+    project: Path, patch: str, options: Any = None, applied: bool = False
+) -> tuple[list[Finding], list[str]]:
+    """Findings and notes from the builds before and after `patch`, and of the original tests after it.
+
+    `applied`: the project already holds the patch (an attempt's workspace); the copy before it
+    takes the patch back out.
+    """
     base = options if isinstance(options, BuildOptions) else BuildOptions()
     code_only = select_files(patch, lambda old, new: not (is_test(old) or is_test(new)))
     guarded = code_only.strip() != patch.strip()  # the patch touches a test
@@ -95,9 +101,18 @@ def compare_test_runs(project: Path, patch: str, options: Any = None) -> tuple[l
         for name, target in dirs.items():
             if name != "original-tests" or guarded:
                 shutil.copytree(project, target, ignore=_outputs, symlinks=True)
-        apply_patch(dirs["after"], patch)
-        if guarded:
-            apply_patch(dirs["original-tests"], code_only)
+        if applied:
+            apply_patch(dirs["before"], patch, reverse=True)
+            if guarded:
+                apply_patch(
+                    dirs["original-tests"],
+                    select_files(patch, lambda old, new: is_test(old) or is_test(new)),
+                    reverse=True,
+                )
+        else:
+            apply_patch(dirs["after"], patch)
+            if guarded:
+                apply_patch(dirs["original-tests"], code_only)
         before, after = _tests_of(dirs["before"], base), _tests_of(dirs["after"], base)
         original = _tests_of(dirs["original-tests"], base) if guarded else None
     notes = [f"tests before the patch: {before.summary()}; after: {after.summary()}"]

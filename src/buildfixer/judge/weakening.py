@@ -31,7 +31,7 @@ _RELATION = r"[<>]|!=|\bis\s+not\b|\binstanceof\b|\bisinstance\s*\(|\bin\b|\bnot
 # Truth assertions, by what they are given: Python's assert statement, assertTrue/assertFalse,
 # AssertJ's assertThat(...).isTrue() and Jest's expect(...).toBe(true).
 _TRUTHS = [
-    re.compile(r"^\s*assert\s+(?P<expr>.+?)(\s*,\s*(f?['\"]|\w+\s*$).*)?;?$"),
+    re.compile(r"^\s*assert\s+(?P<expr>.+?);?$"),
     re.compile(r"\bassert(True|False)\s*\((?P<expr>.*)\)"),
     re.compile(
         r"\b(assertThat|assert_that|expect)\s*\((?P<expr>.*)\)\s*\.\s*(isTrue|isFalse|is_true|is_false)\s*\(\s*\)"
@@ -144,7 +144,8 @@ def assertion_kind(text: str) -> str | None:
         return None
     for truth in _TRUTHS:
         if found := truth.search(text):
-            expr = _LITERAL.sub("S", found.group("expr"))  # a ">" inside a string compares nothing
+            # A ">" inside a string compares nothing; a message after the condition checks nothing.
+            expr = _condition(_LITERAL.sub("S", found.group("expr")))
             if re.search(_KINDS[0][1], expr):
                 return TOLERANT
             return EXACT if re.search(_EQUALITY, expr) and not re.search(_RELATION, expr) else WEAK
@@ -152,6 +153,19 @@ def assertion_kind(text: str) -> str | None:
         if re.search(pattern, text):
             return kind
     return None
+
+
+def _condition(expr: str) -> str:
+    """What an assertion is given up to its first comma outside brackets (the message follows it)."""
+    depth = 0
+    for index, char in enumerate(expr):
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+        elif char == "," and depth == 0:
+            return expr[:index]
+    return expr
 
 
 def _weaker_assertions(change: FileChange) -> list[Finding]:

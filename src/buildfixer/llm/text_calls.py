@@ -121,7 +121,7 @@ def _decode(text: str, start: int) -> tuple[Any, int]:
     """
     while start < len(text) and text[start].isspace():
         start += 1
-    for skip in ((1, 0) if text.startswith("{{", start) else (0,)):
+    for skip in (1, 0) if text.startswith("{{", start) else (0,):
         try:
             value, end = _DECODER.raw_decode(text, start + skip)
         except json.JSONDecodeError:

@@ -250,18 +250,6 @@ def summary_table(report: dict[str, Any]) -> Table:
     return Table(title="Summary", headers=["Item", "Value"], rows=rows, numeric=False)
 
 
-
-
-
-
-
-
-
-
-
-
-
-
 def curves(columns: Sequence[Column]) -> dict[str, dict[str, float | None]]:
     """Overall pass@k per configuration, for the curve plot."""
     return {label: config["pass_at_k"]["overall"] for label, config in config_rows(columns)}

@@ -45,9 +45,7 @@ _KEPT_GIT_VARIABLES = {"GIT_SSL_CAINFO", "GIT_SSL_CAPATH"}
 
 def git_environment(extra: dict[str, str] | None = None) -> dict[str, str]:
     """The environment of a git command: the caller's without its GIT_* variables, plus `extra`."""
-    inherited = {
-        k: v for k, v in os.environ.items() if not k.startswith("GIT_") or k in _KEPT_GIT_VARIABLES
-    }
+    inherited = {k: v for k, v in os.environ.items() if not k.startswith("GIT_") or k in _KEPT_GIT_VARIABLES}
     return {**inherited, **_IDENTITY, **(extra or {})}
 
 

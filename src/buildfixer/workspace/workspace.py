@@ -362,8 +362,10 @@ def _admin_dir(mirror: Path, root: Path) -> Path | None:
     return None
 
 
-def apply_patch(root: Path, patch: str) -> list[str]:
+def apply_patch(root: Path, patch: str, reverse: bool = False) -> list[str]:
     """Apply a unified diff in `root`; one that does not apply changes nothing and raises BuildfixerError.
+
+    `reverse` takes an applied diff back out (the tree before it).
 
     git runs against an empty scratch repository with `root` as its working tree: a patch needs
     no history, and the `.git` inside `root` (an agent's to write) is never read.
@@ -376,7 +378,7 @@ def apply_patch(root: Path, patch: str) -> list[str]:
         git("init", "--bare", "--quiet", str(repo))
 
         def apply(*flags: str) -> str:
-            options = [*flags, "--whitespace=nowarn"]
+            options = [*flags, "--whitespace=nowarn", *(["--reverse"] if reverse else [])]
             return git("apply", *options, cwd=root, git_dir=repo, work_tree=root, input_bytes=data)
 
         try:
