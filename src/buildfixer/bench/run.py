@@ -350,6 +350,7 @@ def run_one(
         "stop": outcome.get("stop", StopKind.CRASHED.value),
         "stop_reason": outcome.get("stop_reason", ""),
         **({"error": outcome["error"]} if outcome.get("error") else {}),
+        **({"judge": outcome["judge"]} if outcome.get("judge") else {}),  # a resolved attempt's verdict
     }
 
 
