@@ -54,7 +54,8 @@ def dataset_of(instance: dict[str, Any], folder: Path) -> Path:
     gold = git("diff", instance["base_commit"], fix)
     row = {
         **instance, "fix_commit": fix, "gold_patch": gold, "origin": "human", "category": "test_failure",
-        "build_command": None, "jdk": None, "error_log": "", "files_changed": 1, "lines_changed": 2, "created_at": "2024-01-01T00:00:00", "split": "test",
+        "build_command": None, "jdk": None, "error_log": "", "files_changed": 1, "lines_changed": 2,
+        "created_at": "2024-01-01T00:00:00", "split": "test",
     }  # fmt: skip
     path = folder / "dataset.jsonl"
     path.write_text(json.dumps(row) + "\n")
