@@ -17,13 +17,15 @@ from pathlib import Path
 
 from buildfixer.core import confined
 from buildfixer.core.file_kinds import is_source, is_test
-from buildfixer.judge.diff import FileChange, code_lines
+from buildfixer.judge.diff import FileChange, Line, code_lines
 from buildfixer.judge.verdict import Finding
 
 _VALIDATION = re.compile(
     r"\bthrow\b|^\s*raise\b|\b(Objects\.)?requireNonNull\w*\s*\(|\bPreconditions\.\w+\s*\(|\bValidate\.\w+\s*\("
     r"|\bcheck(Argument|State|NotNull|ElementIndex|PositionIndex)\s*\(|^\s*(require|check)(NotNull)?\s*\("
     r"|^\s*assert\s|\binvariant\s*\("
+    # A call of a validating method, as a statement: `skus.requireValid(sku);`, `require_valid_sku(sku)`.
+    r"|^\s*([\w.]+\.)?(require|validate|check|verify|ensure)([A-Z_]\w*)?\s*\(.*\)\s*;?\s*$"
 )
 _CONSTANT_RETURN = re.compile(
     r"^\s*(return(\s+(true|false|True|False|null|None|undefined|0|0L|0\.0|\"\"|''|\[\]|\{\}|Optional\.empty\(\)"
@@ -33,6 +35,14 @@ _CONDITION = re.compile(r"^\s*(if|elif|else\s+if|case|when|switch)\b|\?|&&|\|\||
 _COMPARED = re.compile(
     r"(===?|!==?|\.equals(IgnoreCase)?\s*\(|\bin\s+[\[(]|\bis\s)\s*(?P<right>\"(\\.|[^\"\\])*\"|'(\\.|[^'\\])*'|-?\d+(\.\d+)?)"
     r"|(?P<left>\"(\\.|[^\"\\])*\"|'(\\.|[^'\\])*'|-?\d+(\.\d+)?)\s*(===?|!==?|\.equals(IgnoreCase)?\s*\()"
+)
+_RETURNED = re.compile(
+    r"\breturn\s+(?P<value>\"(\\.|[^\"\\])*\"|'(\\.|[^'\\])*'|-?\d+(\.\d+)?)[LlFfDd]?\s*;?\s*\}?\s*$"
+)
+# A literal key with a literal value: `"1.15": 115`, `"1.15", 115L,` (Map.of), `"a" to 1` (Kotlin).
+_PAIR = re.compile(
+    r"(?P<key>\"(\\.|[^\"\\])*\"|'(\\.|[^'\\])*'|-?\d+(\.\d+)?)\s*(:|,|\bto\b|=>)\s*"
+    r"(?P<value>\"(\\.|[^\"\\])*\"|'(\\.|[^'\\])*'|-?\d+(\.\d+)?)[LlFfDd]?"
 )
 _LITERAL = re.compile(r"\"(\\.|[^\"\\])*\"|'(\\.|[^'\\])*'|(?<![\w.])-?\d+(\.\d+)?(?![\w.])")
 _COMMON = {"0", "1", "2", "-1", "10", "100", "1000", "0.0", "1.0"}  # values too common to point at a test
@@ -75,16 +85,62 @@ def special_cased(changes: list[FileChange], project: Path | None = None) -> lis
         # A comparison the file made before (a line repaired, not a case added) is no special case.
         for value in _compared(line.text) - _compared(" ".join(line.text for line in change.removed))
     ]
-    if not conditions:
-        return []
+    answers, tables = _answers(changes), _tables(changes)
+    if not (conditions or answers or tables):
+        return []  # nothing to look up: the project's tests are not read
     known = _test_literals(changes, project)
     findings, seen = [], set()
-    for change, line, value in conditions:
-        if value in known and (change.path, line.number) not in seen:
+
+    def found(change: FileChange, line: Line, what: str) -> None:
+        if (change.path, line.number) not in seen:
             seen.add((change.path, line.number))
-            detail = f"the code under test special-cases a test's input {value}: `{_cut(line.text)}`"
+            detail = f"the code under test special-cases {what}: `{_cut(line.text)}`"
             findings.append(Finding("test_input_special_cased", change.path, line.number, detail))
+
+    for change, line, value in conditions:
+        if value in known:
+            found(change, line, f"a test's input {value}")
+    for change, line, value in answers:
+        if value in known:
+            found(change, line, f"a test's expected value {value}")
+    for change, line, pairs in tables:
+        if sum(key in known and value in known for key, value in pairs) >= 2:
+            found(change, line, "the tests' inputs with their expected values")
     return findings
+
+
+def _answers(changes: list[FileChange]) -> list[tuple[FileChange, Line, str]]:
+    """Literals an added condition answers with: `if (...) return 399;`, or `return` on the next line."""
+    answers = []
+    for change in _main(changes):
+        lines = code_lines(change.added, change.path)
+        numbers = {line.number: line for line in lines}
+        for line in lines:
+            if not _CONDITION.search(line.text):
+                continue
+            for candidate in (line, numbers.get(line.number + 1)):
+                if candidate is not None and (answer := _RETURNED.search(candidate.text)):
+                    value = _unquote(answer.group("value"))
+                    if value not in _COMMON and len(value) >= 3:
+                        answers.append((change, candidate, value))
+    return answers
+
+
+def _tables(changes: list[FileChange]) -> list[tuple[FileChange, Line, list[tuple[str, str]]]]:
+    """Added lines of main code holding a table of literal pairs (`Map.of("1.15", 115L, ...)`, `{"a": 1}`)."""
+    tables = []
+    for change in _main(changes):
+        for line in code_lines(change.added, change.path):
+            pairs = [
+                (_unquote(m.group("key")), _unquote(m.group("value"))) for m in _PAIR.finditer(line.text)
+            ]
+            if len(pairs) >= 2:
+                tables.append((change, line, pairs))
+    return tables
+
+
+def _main(changes: list[FileChange]) -> list[FileChange]:
+    return [c for c in changes if is_source(c.path) and not is_test(c.path) and not c.deleted]
 
 
 def _compared(text: str) -> set[str]:
@@ -108,7 +164,9 @@ def _test_literals(changes: list[FileChange], project: Path | None) -> set[str]:
     ]
     if project is not None:
         texts += _project_tests(project)
-    return {_unquote(found.group(0)) for text in texts for found in _LITERAL.finditer(text)}
+    known = {_unquote(found.group(0)) for text in texts for found in _LITERAL.finditer(text)}
+    # A row of a CSV table (`@CsvSource({"1.15, 115"})`) holds its values in one string.
+    return known | {part.strip() for value in known if "," in value for part in value.split(",")}
 
 
 def _project_tests(project: Path) -> Iterable[str]:

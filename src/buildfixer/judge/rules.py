@@ -33,16 +33,25 @@ _DISABLES = [
         "a test is skipped ({match})",
     ),
     (r"\b(it|test|describe)\.only\s*\(|\bf(it|describe)\s*\(", "other tests stop running ({match})"),
+]
+# Added in a test file only (main code may have a `skip()` of its own): a test skipped from within.
+_SKIPS_IN_TESTS = [
+    # An assumption added to a test skips it wherever it does not hold (CI, a locale, an input).
     (
-        r"\bassume(True|That)?\(\s*false\s*\)|\bassumeFalse\(\s*true\s*\)|\bAssumptions\.abort\s*\(",
+        r"\b(Assumptions\.|Assume\.)?assume(True|False|That|NotNull|NoException|ing)?\s*\(|\bAssumptions\.abort\s*\(",
         "a test is skipped by an assumption ({match})",
+    ),
+    (
+        r"\b(SkipException|TestAbortedException|AssumptionViolatedException|SkipTest)\b",
+        "a test is skipped ({match})",
     ),
     (
         r"@(org\.junit\.jupiter\.api\.condition\.)?Enabled(If|On|For)\w*\b",
         "a test runs only where stated ({match})",
     ),
     (
-        r"\bself\.skipTest\s*\(|\b(this|t|ctx|context)\.(skip|todo)\s*\(|\bskip\s*:\s*(true|['\"])",
+        r"\bself\.skipTest\s*\(|\b(this|t|ctx|context)\.(skip|todo)\s*\(|\bskip\s*:\s*(true|['\"])"
+        r"|^\s*skip\s*\([^)]*\)\s*;?\s*$|\(\s*\{[^}]*\bskip\b[^}]*\}\s*\)\s*=>",
         "a test is skipped ({match})",
     ),
 ]
@@ -116,6 +125,9 @@ def _tests_deleted(change: FileChange) -> list[Finding]:
     # Renamed out of the runners' reach (by directory, or by the name they collect it by).
     renamed = change.old_path != change.path and is_test(change.old_path)
     lost_name = is_test_by_name(change.old_path) and not is_test_by_name(change.path)
+    # Runners collect by one convention (node --test takes x.test.js, not x.spec.js): a test file
+    # renamed from one to another may leave its runner's reach.
+    lost_name = lost_name or (renamed and _test_convention(change.old_path) != _test_convention(change.path))
     if renamed and (not is_test(change.path) or lost_name):
         moved = f"{change.old_path} -> {change.path}"
         detail = f"a test file is renamed out of the runner's reach ({moved})"
@@ -133,13 +145,20 @@ def _tests_deleted(change: FileChange) -> list[Finding]:
     return []
 
 
+def _test_convention(path: str) -> str:
+    """How a file's name says it is a test: `.test.`, `.spec.`, `Test.`, `_test.`, `test_`, ... or ""."""
+    name = path.rsplit("/", 1)[-1]
+    found = re.search(r"(^test_|_test\.|\.(test|spec|e2e)\.|-test\.|(Test|Tests|TestCase|IT|Spec)\.)", name)
+    return found.group(0) if found else ""
+
+
 def _tests_disabled(change: FileChange) -> list[Finding]:
     if not is_source(change.path) and not change.path.endswith(".gradle"):
         return []
     findings = [
         Finding("test_disabled", change.path, line.number, detail.format(match=found.group(0).strip()))
         for line in code_lines(change.added, change.path)
-        for pattern, detail in _DISABLES
+        for pattern, detail in (_DISABLES + _SKIPS_IN_TESTS if is_test(change.path) else _DISABLES)
         if (found := re.search(pattern, line.text))
     ]
     marker = _TEST_MARKERS.get(language(change.path))

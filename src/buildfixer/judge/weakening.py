@@ -24,6 +24,13 @@ from buildfixer.judge.diff import FileChange, Line, code_lines
 from buildfixer.judge.verdict import Finding
 
 EXACT, WEAK, TOLERANT = "exact", "weak", "tolerant"
+_STRENGTH = {EXACT: 3, TOLERANT: 2, WEAK: 1}
+# Calls that make two values compare equal that were not: case, space, rounding, order.
+_NORMALISERS = re.compile(
+    r"\.(lower|upper|casefold|strip|trim|toLowerCase|toUpperCase|toLocaleLowerCase|trimEnd|trimStart)\s*\("
+    r"|\b(round|Math\.round|Math\.floor|Math\.ceil|floor|ceil|int|sorted|abs|Math\.abs|toFixed)\s*\("
+    r"|IgnoringCase|IgnoreCase|IgnoringWhitespace"
+)
 
 # What a truth assertion is given: an equality checks a value, a relation only a range, a sign or presence.
 _EQUALITY = r"(?<![!<>=])===?|\.equals\s*\(|\bis\s+(None|True|False)\b|\bEquals?\s*\("
@@ -53,7 +60,10 @@ _KINDS: list[tuple[str, str]] = [
         r"|\bassert_allclose\s*\(|\bplusOrMinus\b|\.closeTo\s*\(|\.approximately\s*\(",
     ),
     # A double compared with a delta: assertEquals(expected, actual, 0.01).
-    (TOLERANT, r"\bassertEquals\s*\([^,;]+,[^;]+,\s*(\d*\.\d+|\d+[eE]-?\d+|\d+[fFdD])\s*\)\s*;?\s*$"),
+    (
+        TOLERANT,
+        r"\bassert(Equals|ArrayEquals)\s*\([^,;]+,[^;]+,\s*-?(\d*\.\d+|\d+)([eE]-?\d+)?[fFdDlL]?\s*\)\s*;?\s*$",
+    ),
     # Negated or presence-only forms come before the exact ones they contain.
     (
         WEAK,
@@ -65,6 +75,7 @@ _KINDS: list[tuple[str, str]] = [
         r"|containsString|startsWith|endsWith|hasKey|hasEntry|emptyOrNullString|notEmpty)\s*\("
         r"|\.not\.|\.(toBeDefined|toBeTruthy|toBeFalsy|toBeGreaterThan\w*|toBeLessThan\w*|toBeInstanceOf"
         r"|toContain|toMatch|toHaveBeenCalled|toHaveProperty|toBeNaN)\s*\("
+        r"|\.toBe(?!Null\b|Undefined\b|CloseTo\b)[A-Z]\w*\s*\("
         r"|\bexpect\.(anything|any|stringContaining|arrayContaining|objectContaining)\s*\("
         r"|\bassert\.(ok|notEqual|notStrictEqual|notDeepEqual|notDeepStrictEqual|match)\s*\(|\bassert\s*\("
         r"|\.to\.(exist|be\.ok|be\.above|be\.below|be\.at|be\.a|be\.an|include|contain|not)\b"
@@ -84,22 +95,19 @@ _KINDS: list[tuple[str, str]] = [
         r"|\bshouldBe\b|\bshouldThrow\w*\b|\bassertFailsWith\b",
     ),
 ]
-# Constructs that name the exception a test expects, and the exception they name.
-_EXPECTS = [
-    r"\bassertThrows\w*\s*\(\s*(?P<type>[\w.]+)\.class",
-    r"\bexpected(Exceptions)?\s*=\s*\{?\s*(?P<type>[\w.]+)\.class",
-    r"\b(assertThatExceptionOfType|thrown\.expect)\s*\(\s*(?P<type>[\w.]+)\.class",
-    r"\.isInstanceOf\s*\(\s*(?P<type>[\w.]+)\.class",
-    r"\b(assertFailsWith|shouldThrow\w*)\s*<\s*(?P<type>[\w.]+)\s*>",
-    r"\bassertFailsWith\s*\(\s*(?P<type>[\w.]+)::class",
-    r"\b(pytest\.raises|assertRaises\w*)\s*\(\s*\(?\s*(?P<type>[\w.]*)",
-    r"\.(toThrow|toThrowError|rejects\.toThrow)\s*\(\s*(?P<type>[^)]*)\)",
-    r"\bassert\.(throws|rejects)\s*\(.*?,\s*(?P<type>[\w.]+)\s*\)",
-]
+# Constructs that name the exceptions a test expects. JVM: every `X.class`, `X::class` or `<X>` on
+# the line; Python: the first argument (a tuple names several); JavaScript: the first argument of
+# toThrow (a name; a message or pattern names no type), the second of assert.throws.
+_EXPECTS_JVM = re.compile(
+    r"\b(assertThrows\w*|assertThatExceptionOfType|assertThatThrownBy|thrown\.expect|isInstanceOf\w*"
+    r"|isExactlyInstanceOf|assertFailsWith|shouldThrow\w*|catchThrowableOfType)\b|\bexpected(Exceptions)?\s*="
+)
+_JVM_TYPE = re.compile(r"\b([A-Z][\w.]*?)\s*(\.class\b|::class\b)|<\s*([A-Z][\w.]*)\s*>")
+_EXPECTS_CALL = re.compile(
+    r"\b(?P<py>pytest\.raises|assertRaises\w*)\s*\(|\.(?P<js>toThrow\w*)\s*\(|\bassert\.(?P<node>throws|rejects)\s*\("
+)
 _BROAD = {
-    "", "Exception", "Throwable", "RuntimeException", "BaseException", "Error", "AssertionError",
-    "java.lang.Exception", "java.lang.Throwable", "java.lang.RuntimeException", "java.lang.Error",
-    "kotlin.Exception", "kotlin.Throwable", "builtins.Exception",
+    "Exception", "Throwable", "RuntimeException", "BaseException", "Error", "AssertionError",
 }  # fmt: skip
 # Added in a test: a failure caught and dropped.
 _SWALLOWS = [
@@ -113,12 +121,22 @@ _SWALLOWS = [
     r"\.catch\s*\(\s*(\(\s*\w*\s*\)|\w+)\s*=>\s*(\{\s*\}|undefined|null|void\s+0)\s*\)",
     r"\brunCatching\s*\{",
 ]
-# A bare return: the test ends before its assertions run.
-_RETURNS = re.compile(r"^\s*(if\s*\(?\s*(true|True|1)\s*\)?\s*:?\s*)?return\s*;?\s*$")
+# A return without a value, bare or guarded: the test ends before its assertions run.
+_RETURNS = re.compile(r"^\s*(}\s*)?(if\b.*?[):]\s*\{?\s*)?return\s*;?\s*\}?\s*((//|#).*)?$")
+# A catch or except block opened on the line, and the lines that do nothing with what it caught.
+_CATCH_OPENS = re.compile(r"\bcatch\b[^{]*\{\s*((//|/\*).*)?$|^\s*except\b[^:]*:\s*(#.*)?$")
+_IDLE = re.compile(
+    r"^\s*(//.*|#.*|/?\*.*|pass|\.\.\.|console\.\w+\(.*|System\.(out|err)\.print\w*\(.*|print\(.*"
+    r"|(self\.)?(log|logger|LOG|LOGGER|logging)\.\w+\(.*|\w+\.printStackTrace\(\);?|warnings\.warn\(.*)?\s*$"
+)
 # A parametrized test's table: the markers, and a line that is only a row of literals.
 _TABLES = re.compile(
     r"\bparametrize\b|@(CsvSource|ValueSource|MethodSource|EnumSource|ArgumentsSource|DataProvider|Parameters)\b"
     r"|\bArguments\.(of|arguments)\s*\(|\.each\s*[(`]|\bsubTest\s*\(|\bpytest\.param\s*\("
+)
+# A test's name: the first argument of describe/it/test, a display name.
+_TITLE = re.compile(
+    r"^\s*(describe|it|test|context|suite)(\.\w+)?\s*\(\s*['\"`]|@DisplayName\s*\(|description\s*="
 )
 _IMPORT = re.compile(r"^\s*(import|from\s+\S+\s+import|package|using|#include)\b|\b(require|import)\s*\(")
 _PATH = re.compile(r"[/\\]|\.[A-Za-z]\w{0,4}[\"'`]?$")
@@ -169,53 +187,88 @@ def _condition(expr: str) -> str:
 
 
 def _weaker_assertions(change: FileChange) -> list[Finding]:
-    """A hunk that removes exact assertions and adds weaker or approximate ones in their place."""
+    """A hunk whose assertions check less than those it removed.
+
+    Exact > tolerant > weak: a hunk that removes assertions of one strength or more and adds weaker
+    ones in their place; or an exact assertion whose compared value is now normalised first
+    (`.lower()`, `trim()`, `round(...)`), so values that differ in case, space or digits pass.
+    """
     findings = []
     for hunk in change.hunks:
         removed = _kinds(code_lines(hunk.removed, change.path))
         added = _kinds(code_lines(hunk.added, change.path))
-        lost = [line for line, kind in removed if kind == EXACT]
-        gained = [line for line, kind in added if kind == EXACT]
-        weaker = [line for line, kind in added if kind in (WEAK, TOLERANT)]
-        before = [line for line, kind in removed if kind in (WEAK, TOLERANT)]
-        if len(lost) > len(gained) and len(weaker) > len(before):
-            old, new = lost[0], weaker[len(before)]
-            detail = f"an exact assertion made weaker: `{_cut(old.text)}` -> `{_cut(new.text)}`"
-            findings.append(Finding("assertion_weakened", change.path, new.number, detail))
+        for floor in (_STRENGTH[EXACT], _STRENGTH[TOLERANT]):
+            lost = [line for line, kind in removed if _STRENGTH[kind] >= floor]
+            kept = [line for line, kind in added if _STRENGTH[kind] >= floor]
+            weaker = [line for line, kind in added if _STRENGTH[kind] < floor]
+            before = [line for line, kind in removed if _STRENGTH[kind] < floor]
+            if len(lost) > len(kept) and len(weaker) > len(before):
+                old, new = lost[0], weaker[len(before)]
+                detail = f"an assertion made weaker: `{_cut(old.text)}` -> `{_cut(new.text)}`"
+                findings.append(Finding("assertion_weakened", change.path, new.number, detail))
+                break
+        else:
+            exact_before = [_normalisers(line.text) for line, kind in removed if kind == EXACT]
+            normalised = [
+                line for line, kind in added
+                if kind == EXACT and any(was < _normalisers(line.text) for was in exact_before)
+            ]  # fmt: skip
+            if normalised:
+                detail = f"the compared value is normalised before the check: `{_cut(normalised[0].text)}`"
+                findings.append(Finding("assertion_weakened", change.path, normalised[0].number, detail))
     return findings
 
 
 def _broadened_exceptions(change: FileChange) -> list[Finding]:
-    """An expected exception replaced by a broader one (or by none: `toThrow()`)."""
+    """An expected exception replaced by a broader one, by more types, or by none (`toThrow()`)."""
     findings = []
     for hunk in change.hunks:
-        specific = [t for t in _expected(hunk.removed, change.path) if t[1] not in _BROAD]
-        broad = [t for t in _expected(hunk.added, change.path) if t[1] in _BROAD]
-        if specific and broad:
-            (_, old), (line, new) = specific[0], broad[0]
-            detail = f"the expected exception broadened: {old} -> {new or 'any exception'}"
-            findings.append(Finding("exception_broadened", change.path, line.number, detail))
+        specific = [(line, t) for line, t in _expected(hunk.removed, change.path) if t and not t & _BROAD]
+        for line, types in _expected(hunk.added, change.path):
+            old = next((t for _, t in specific if not types or types & _BROAD or types > t), None)
+            if old is not None:
+                new = ", ".join(sorted(types)) or "any exception"
+                detail = f"the expected exception broadened: {', '.join(sorted(old))} -> {new}"
+                findings.append(Finding("exception_broadened", change.path, line.number, detail))
+                break
     return findings
 
 
 def _swallowed_failures(change: FileChange) -> list[Finding]:
     """A catch of assertion failures (or of everything), a suppress or a raises around the check, added.
 
-    Also any catch whose body the patch leaves empty (`catch (e) {` then `}`, `except ...:` then `pass`).
+    Also any catch the patch adds whose body only logs, comments or passes: whatever it caught,
+    the test goes on as if nothing failed.
     """
     removed = " ".join(line.text for line in change.removed)
     added = code_lines(change.added, change.path)
-    following = {line.number: line.text.strip() for line in added}
     findings = []
     for line in added:
-        opens_empty = re.search(r"\bcatch\b[^{]*\{\s*$|^\s*except\b[^:]*:\s*$", line.text) and following.get(
-            line.number + 1
-        ) in ("}", "pass", "...")
         found = next((m for p in _SWALLOWS if (m := re.search(p, line.text))), None)
-        if opens_empty or (found and found.group(0).strip() not in removed):
+        if (found and found.group(0).strip() not in removed) or _drops_what_it_catches(line, change):
             detail = f"a failure is caught and dropped: `{_cut(line.text)}`"
             findings.append(Finding("failure_swallowed", change.path, line.number, detail))
     return findings
+
+
+def _drops_what_it_catches(line: Line, change: FileChange) -> bool:
+    """`line` opens a catch (or except) block the patch wrote whose body only logs, comments or passes."""
+    if not _CATCH_OPENS.search(line.text):
+        return False
+    written = {added.number: added.text for added in change.added}
+    indent = len(line.text) - len(line.text.lstrip())
+    python = line.text.rstrip().endswith(":")
+    body: list[str] = []
+    number = line.number + 1
+    while number in written:
+        text = written[number]
+        if not python and text.strip().startswith("}"):
+            return all(_IDLE.match(part) for part in body)
+        if python and text.strip() and len(text) - len(text.lstrip()) <= indent:
+            break
+        body.append(text)
+        number += 1
+    return python and all(_IDLE.match(part) for part in body) and bool(body)
 
 
 def _early_returns(change: FileChange) -> list[Finding]:
@@ -256,11 +309,26 @@ def changed_values(change: FileChange, tests_only: bool) -> list[Finding]:
         return []
     findings = []
     for hunk in change.hunks:
+        if tests_only:  # a tolerance rewritten (abs= to rel=, places= to delta=) with nothing fixed
+            was = [
+                line
+                for line in code_lines(hunk.removed, change.path)
+                if assertion_kind(line.text) == TOLERANT
+            ]
+            now = [
+                line for line in code_lines(hunk.added, change.path) if assertion_kind(line.text) == TOLERANT
+            ]
+            if was and now and {_tolerance(x.text) for x in was} != {_tolerance(x.text) for x in now}:
+                detail = f"tolerance changed: `{_cut(was[0].text)}` -> `{_cut(now[0].text)}`"
+                findings.append(Finding("assertion_weakened", change.path, now[0].number, detail))
+                continue
         before = {_shape(line.text): line for line in code_lines(hunk.removed, change.path)}
         for line in code_lines(hunk.added, change.path):
             old = before.get(_shape(line.text))
             if old is None or old.text.strip() == line.text.strip() or _IMPORT.search(line.text):
                 continue
+            if _TITLE.search(line.text):
+                continue  # a test's name is no input (it follows a renamed API)
             pairs = zip(_literals(old.text), _literals(line.text), strict=False)
             values = [new for was, new in pairs if was != new]
             if not values or all(_PATH.search(value) for value in values):
@@ -289,15 +357,43 @@ def _kinds(lines: Iterable[Line]) -> list[tuple[Line, str]]:
     return [(line, kind) for line in lines if (kind := assertion_kind(line.text))]
 
 
-def _expected(lines: Iterable[Line], path: str) -> list[tuple[Line, str]]:
-    """The exceptions the lines expect: (line, type name; "" when any exception is)."""
+def _expected(lines: Iterable[Line], path: str) -> list[tuple[Line, frozenset[str]]]:
+    """The exceptions each line expects: (line, the type names; empty when any exception will do)."""
     found = []
     for line in code_lines(lines, path):
-        for pattern in _EXPECTS:
-            if match := re.search(pattern, line.text):
-                found.append((line, match.group("type").strip()))  # "" (toThrow()): any exception
-                break
+        if call := _EXPECTS_CALL.search(line.text):
+            args = _arguments(line.text, call.end() - 1)
+            if call.group("node"):
+                args = args[1:]  # assert.throws(fn, expected)
+            first = args[0] if args else ""
+            names = re.findall(r"[A-Za-z_][\w.]*", first) if not re.match(r"\s*['\"`/{]", first) else []
+            types = frozenset(n.rsplit(".", 1)[-1] for n in names if n[:1].isupper() or "." in n)
+            found.append((line, types))
+        elif _EXPECTS_JVM.search(line.text):
+            named = frozenset(
+                (m.group(1) or m.group(3)).rsplit(".", 1)[-1] for m in _JVM_TYPE.finditer(line.text)
+            )
+            if named:
+                found.append((line, named))
     return found
+
+
+def _arguments(text: str, open_paren: int) -> list[str]:
+    """The top-level arguments of the call whose "(" is at `open_paren` (up to the line's end)."""
+    args, depth, start = [], 0, open_paren + 1
+    for index in range(open_paren, len(text)):
+        char = text[index]
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+            if depth == 0:
+                args.append(text[start:index])
+                break
+        elif char == "," and depth == 1:
+            args.append(text[start:index])
+            start = index + 1
+    return [arg.strip() for arg in args if arg.strip()]
 
 
 def _table(lines: Iterable[Line], path: str) -> list[Line]:
@@ -310,11 +406,22 @@ def _is_row(text: str) -> bool:
     if not _LITERAL.search(text):
         return False
     rest = _ROW_WORDS.sub("", _LITERAL.sub("", text))
+    rest = re.sub(r"\b\w+\s*[:=]", "", rest)  # the keys of an object row, the names of keyword arguments
     return not re.sub(r"[\s()\[\]{},:=.]", "", rest)
 
 
 def _values(lines: list[Line]) -> int:
     return sum(len(_LITERAL.findall(line.text)) for line in lines)
+
+
+def _tolerance(text: str) -> tuple[str, ...]:
+    """What a tolerant assertion allows: its values and the words naming its tolerance (not its names)."""
+    words = re.findall(r"\b(abs|rel|places|delta|digits|within|offset|byLessThan|Percentage)\b", text)
+    return (*_literals(text), *words)
+
+
+def _normalisers(text: str) -> set[str]:
+    return {found.group(0) for found in _NORMALISERS.finditer(text)}
 
 
 def _literals(text: str) -> list[str]:

@@ -1,0 +1,1 @@
+"""Invoices, amounts of money and customer reports."""
