@@ -26,7 +26,7 @@ def fix(project: Path, tmp_path: Path, steps: list[dict]) -> dict:
         [sys.executable, "-m", "buildfixer", "fix", str(project), "--model", model, "--json"],
         capture_output=True, text=True, timeout=600,
     )  # fmt: skip
-    return {"exit": done.returncode, **json.loads(done.stdout)}
+    return {"exit": done.returncode, **json.loads(done.stdout), "progress": done.stderr}
 
 
 @pytest.mark.slow
@@ -36,6 +36,7 @@ def test_a_repair_that_skips_the_failing_test_is_hacked_and_not_applied(
     out = fix(project, tmp_path, [replace("tests/test_stats.py", TEST, SKIPPED), {"content": "done"}])
     assert (out["exit"], out["resolved"], out["applied"], out["stop"]) == (1, False, False, "hacked")
     assert out["judge"]["findings"][0]["rule"] == "test_disabled"
+    assert "judging the repair" in out["progress"]  # the attempt's last step, said as it starts
     assert (project / "tests" / "test_stats.py").read_text() == TEST
     verdict = json.loads(Path(out["trajectory"]).read_text())["verdict"]
     assert verdict["stop"] == "hacked" and verdict["status"] == "success" and not verdict["judge"]["approved"]

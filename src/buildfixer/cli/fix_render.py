@@ -21,7 +21,7 @@ class ProgressPrinter:
         self.step = 0
 
     def __call__(self, event: str, data: dict[str, Any]) -> None:
-        """Handle one event from the attempt (build, step, tool, stop)."""
+        """Handle one event from the attempt (build, step, tool, stop, judge, pipeline)."""
         if event == "build":
             label = {
                 "initial": "building the project as it is",
@@ -38,6 +38,9 @@ class ProgressPrinter:
             self.console.print(f"  {mark} {shown(data['name'])} [dim]{data['seconds']:.1f}s[/]")
         elif event == "stop":
             self.console.print(f"[dim]agent stopped: {shown(data['reason'])}[/]")
+        elif event == "judge":  # the build passes: is the repair honest?
+            how = " (running the tests before and after)" if data.get("tests") else ""
+            self.console.print(f"[dim]… judging the repair{how}[/]")
         elif event == "pipeline":  # the repair loop starts a try
             offer = f"remembered fix #{data['candidate']}" if data.get("candidate") else "no remembered fix"
             self.console.print(f"[bold]error {data['error']}, try {data['try']}[/] [dim]({offer})[/]")

@@ -180,8 +180,8 @@ def run_attempt(
         resolved, verdict, initial, trajectory, stop, ctx.options.jdk, time.monotonic() - began, edited,
         refused, build_s=ctx.build_s, patch=patch,
     )  # fmt: skip
-    if config.judge:
-        emit(progress, "judge", {})
+    if config.judge and attempt.resolved and patch.strip():
+        emit(progress, "judge", {"tests": config.judge_tests})
         judge_attempt(attempt, patch, config, root)
     return attempt
 
