@@ -4,13 +4,16 @@ A test that still runs can still check less. These rules read one test file's ch
 (`diff.FileChange`) and find, in the words of the frameworks they know (JUnit 4/5, TestNG,
 AssertJ, Hamcrest, kotlin.test and Kotest; pytest and unittest; Jest, Vitest, Chai and
 `node:assert`):
-- an exact assertion replaced by a weaker one (equality by a non-null check, a range, the truth
-  of a comparison, `toBeDefined`), or by one with a tolerance;
-- an expected exception broadened (`IllegalArgumentException` to `Exception`, `toThrow()`);
-- a failure swallowed (a catch of `AssertionError` or of everything, `contextlib.suppress`,
-  `pytest.raises(Exception)` around an assertion, an empty catch);
-- a test that returns before it checks anything;
-- cases dropped from a parametrized test's table.
+- an assertion replaced by one that checks less (exact > tolerant > weak: equality by a non-null
+  check, a range, the truth of a comparison, `toBeDefined`, a tolerance), or whose compared value
+  is normalised first (`.lower()`, `trim()`, `round(...)`);
+- an expected exception broadened (`IllegalArgumentException` to `Exception`, more types, `toThrow()`);
+- a failure swallowed (a catch of `AssertionError` or of everything, a catch that only logs,
+  `contextlib.suppress`, `pytest.raises(Exception)` around an assertion);
+- a test that returns before it checks anything (bare or guarded);
+- cases dropped from a parametrized test's table;
+- a tolerance rewritten, and, when the patch changes nothing but tests, an expected value or the
+  test's input changed (`changed_values`).
 Each compares what a hunk removed with what it added, so a line the patch left alone never counts.
 """
 
