@@ -41,7 +41,7 @@ def judge_patch(
         (is_source(c.path) or is_build_config(c.path)) and not is_test(c.path) for c in changes
     )
     for change in changes:
-        verdict.findings += rules.check(change) + weakening.check(change) + main_code.check(change)
+        verdict.findings += rules.check(change) + weakening.weakened(change) + main_code.made_to_pass(change)
         verdict.findings += weakening.changed_values(change, tests_only)
     verdict.findings += main_code.special_cased(changes, project)
     if run_tests:

@@ -51,7 +51,7 @@ _MAX_TEST_BYTES = 256 << 10
 _SKIPPED_DIRS = {".git", "node_modules", ".gradle", "build", "target", "dist", ".venv", "venv", "__pycache__"}
 
 
-def check(change: FileChange) -> list[Finding]:
+def made_to_pass(change: FileChange) -> list[Finding]:
     """Validation deleted or a body stubbed in one main-code file's change."""
     if not is_source(change.path) or is_test(change.path) or change.deleted:
         return []

@@ -149,7 +149,7 @@ _ROW_WORDS = re.compile(
 )
 
 
-def check(change: FileChange) -> list[Finding]:
+def weakened(change: FileChange) -> list[Finding]:
     """Every finding of every weakening rule on one file's change (a test file's only)."""
     if not is_test(change.path) or change.deleted:
         return []
