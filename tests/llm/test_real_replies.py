@@ -36,7 +36,8 @@ def schemas(names: list[str]) -> list[dict[str, Any]]:
 
 def test_the_fixtures_hold_the_reply_shapes_the_model_sent() -> None:
     fixtures = [load(path) for path in PATHS]
-    assert len(fixtures) >= 8 and {f["toolset"] for f in fixtures} >= {"gradlefixer", "shell", "noshell", "industrial"}
+    toolsets = {f["toolset"] for f in fixtures}
+    assert len(fixtures) >= 8 and toolsets >= {"gradlefixer", "shell", "noshell", "industrial"}
     pairs = [(step, read) for f in fixtures for step, read in zip(f["steps"], f["calls_read"], strict=True)]
     written = [step["content"] for step, read in pairs if read and "tool_calls" not in step]
     assert any(text.lstrip().startswith("```json") for text in written)  # fenced
