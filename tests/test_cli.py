@@ -88,6 +88,15 @@ def test_help_works(command: str) -> None:
     assert "Usage" in proc.stdout
 
 
+def test_the_agent_option_names_every_agent() -> None:
+    """The help of --agent is written by hand (the CLI imports no agent): it must not fall behind."""
+    from buildfixer.agents.registry import agent_names
+
+    proc = run_cli("fix", "--help")
+    flat = " ".join(proc.stdout.replace("│", " ").split())
+    assert all(name in flat for name in agent_names()), flat
+
+
 def test_build_with_a_patch_that_does_not_apply(tmp_path: Path) -> None:
     (tmp_path / "package.json").write_text('{"name": "x", "version": "1.0.0"}\n')
     bad = tmp_path / "fix.patch"

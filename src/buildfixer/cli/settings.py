@@ -28,7 +28,11 @@ ConfigOpt = Annotated[
     typer.Option("--config", help="TOML or YAML file of these options (flags given here override it)."),
 ]
 AgentOpt = Annotated[
-    str, typer.Option(help="tool, recipes, coding-assistant, hierarchical, cascade (models comma-separated).")
+    str,
+    typer.Option(
+        help="tool, recipes, coding-assistant, hierarchical, cascade (models comma-separated), pipeline "
+        "(the repair loop), oracle (the gold patch), none (build only)."
+    ),
 ]
 ModelOpt = Annotated[
     str, typer.Option(help="litellm model (e.g. openai/gpt-4.1), scripted:FILE, or recipes (offline).")
