@@ -6,7 +6,8 @@ level; the work is in `env.server`.
 
 from __future__ import annotations
 
-from typing import Annotated
+from pathlib import Path
+from typing import Annotated, Any
 
 import typer
 
@@ -41,7 +42,7 @@ def env_serve(
     if max_envs < 1:
         raise BuildfixerError(f"--max-envs must be at least 1, got {max_envs}")
     try:
-        server = EnvServer((host, port), max_envs=max_envs)
+        server = EnvServer((host, port), max_envs=max_envs, catalog=bundled_catalog)
     except OSError as exc:
         raise BuildfixerError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
     typer.echo(f"serving the environment on {server.url} (POST /reset, /step, /close)", err=False)
@@ -52,3 +53,16 @@ def env_serve(
     finally:
         server.close_all()
         server.server_close()
+
+
+def bundled_catalog(name: str, instance_id: str) -> tuple[dict[str, Any], Path | None]:
+    """The rows `env serve` lets a client name: those of the bundled dataset (`"dataset": "bundled"`)."""
+    from buildfixer.bench.data import BUNDLED_DATASET
+    from buildfixer.bench.dataset import dataset_dir, load_dataset
+
+    if name != "bundled":
+        raise BuildfixerError(f"unknown dataset {name[:80]!r} (this server knows: bundled)")
+    rows = {row.instance_id: row for row in load_dataset(BUNDLED_DATASET)}
+    if instance_id not in rows:
+        raise BuildfixerError(f"no instance {instance_id[:80]!r} in the bundled dataset")
+    return rows[instance_id].to_dict(), dataset_dir(BUNDLED_DATASET)

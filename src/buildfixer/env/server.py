@@ -3,7 +3,9 @@
 The same contract as `BuildRepairEnv`, as JSON over POST:
 
 - `/reset` `{"instance": {...}, "mode", "judge", "toolset", "max_turns"}` (an `"env"` id to reuse
-  one) -> `{"env": id, "messages": [...], "tools": [...]}`
+  one) -> `{"env": id, "messages": [...], "tools": [...]}`; instead of the whole row,
+  `{"dataset": "bundled", "instance_id": "..."}` names one of a dataset the server knows (the
+  bundled one; a client never names a file of this machine)
 - `/step` `{"env": id, "message": {assistant message}}` -> `{"observation", "reward", "done", "info"}`
 - `/close` `{"env": id}` -> `{"closed": true}`
 
@@ -19,7 +21,9 @@ from __future__ import annotations
 import json
 import threading
 import uuid
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 from buildfixer.core.errors import BuildfixerError
@@ -27,6 +31,10 @@ from buildfixer.core.http_guard import refusal
 from buildfixer.env.episode import BuildRepairEnv
 
 _MAX_BODY = 10 * 1024 * 1024
+# (dataset name, instance id) -> (the row, the folder its relative repo paths are in); raises
+# BuildfixerError for a name or id it does not know. The caller chooses the datasets: a client
+# never names a file of this machine.
+Catalog = Callable[[str, str], tuple[dict[str, Any], Path | None]]
 
 
 class EnvServer(ThreadingHTTPServer):
@@ -34,8 +42,9 @@ class EnvServer(ThreadingHTTPServer):
 
     daemon_threads = True
 
-    def __init__(self, address: tuple[str, int], max_envs: int = 8) -> None:
+    def __init__(self, address: tuple[str, int], max_envs: int = 8, catalog: Catalog | None = None) -> None:
         super().__init__(address, _Handler)
+        self.catalog = catalog  # the datasets a reset may name (`{"dataset", "instance_id"}`)
         self.listen_host = address[0]  # as given: the Host check allows the name it was told to listen on
         self.max_envs = max_envs
         self.envs: dict[str, tuple[BuildRepairEnv, threading.Lock]] = {}
@@ -54,14 +63,13 @@ class EnvServer(ThreadingHTTPServer):
             if env_id is None:
                 if len(self.envs) >= self.max_envs:
                     raise BuildfixerError(f"{self.max_envs} environments are open: close one first")
-                instance = body.get("instance")
-                if not isinstance(instance, dict):
-                    raise BuildfixerError("reset needs an instance (a dataset row)")
+                instance, dataset_dir = self._instance(body)
                 settings = {
                     k: body[k] for k in ("mode", "judge", "toolset", "max_turns", "max_wall_s") if k in body
                 }
                 env_id = uuid.uuid4().hex[:12]
-                self.envs[env_id] = (BuildRepairEnv(instance, **settings), threading.Lock())
+                env = BuildRepairEnv(instance, dataset_dir=dataset_dir, **settings)
+                self.envs[env_id] = (env, threading.Lock())
             env, lock = self._get(env_id)
         with lock:
             return {"env": env_id, **env.reset()}
@@ -90,6 +98,17 @@ class EnvServer(ThreadingHTTPServer):
         for env, lock in envs:
             with lock:
                 env.close()
+
+    def _instance(self, body: dict[str, Any]) -> tuple[dict[str, Any], Path | None]:
+        """The episode's dataset row: given whole, or named in a dataset the server knows."""
+        if isinstance(body.get("instance"), dict):
+            return body["instance"], None
+        name, instance_id = body.get("dataset"), body.get("instance_id")
+        if name is None or instance_id is None:
+            raise BuildfixerError('reset needs an instance (a dataset row) or {"dataset", "instance_id"}')
+        if self.catalog is None:
+            raise BuildfixerError("this server knows no dataset: send the instance (a dataset row)")
+        return self.catalog(str(name), str(instance_id))
 
     def _get(self, env_id: Any) -> tuple[BuildRepairEnv, threading.Lock]:
         if env_id not in self.envs:
