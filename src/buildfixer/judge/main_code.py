@@ -18,7 +18,7 @@ from pathlib import Path
 from buildfixer.core import confined
 from buildfixer.core.file_kinds import is_source, is_test
 from buildfixer.judge.diff import FileChange, Line, code_lines
-from buildfixer.judge.verdict import Finding
+from buildfixer.judge.verdict import Finding, excerpt
 
 _VALIDATION = re.compile(
     r"\bthrow\b|^\s*raise\b|\b(Objects\.)?requireNonNull\w*\s*\(|\bPreconditions\.\w+\s*\(|\bValidate\.\w+\s*\("
@@ -32,18 +32,15 @@ _CONSTANT_RETURN = re.compile(
     r"|List\.of\(\)|Collections\.empty\w*\(\)))?\s*;?|pass|\.\.\.)\s*$"
 )
 _CONDITION = re.compile(r"^\s*(if|elif|else\s+if|case|when|switch)\b|\?|&&|\|\||\band\b|\bor\b")
+# A literal value: a quoted string or a number (one spelling for every rule below).
+_VALUE = r"\"(\\.|[^\"\\])*\"|'(\\.|[^'\\])*'|-?\d+(\.\d+)?"
 _COMPARED = re.compile(
-    r"(===?|!==?|\.equals(IgnoreCase)?\s*\(|\bin\s+[\[(]|\bis\s)\s*(?P<right>\"(\\.|[^\"\\])*\"|'(\\.|[^'\\])*'|-?\d+(\.\d+)?)"
-    r"|(?P<left>\"(\\.|[^\"\\])*\"|'(\\.|[^'\\])*'|-?\d+(\.\d+)?)\s*(===?|!==?|\.equals(IgnoreCase)?\s*\()"
+    rf"(===?|!==?|\.equals(IgnoreCase)?\s*\(|\bin\s+[\[(]|\bis\s)\s*(?P<right>{_VALUE})"
+    rf"|(?P<left>{_VALUE})\s*(===?|!==?|\.equals(IgnoreCase)?\s*\()"
 )
-_RETURNED = re.compile(
-    r"\breturn\s+(?P<value>\"(\\.|[^\"\\])*\"|'(\\.|[^'\\])*'|-?\d+(\.\d+)?)[LlFfDd]?\s*;?\s*\}?\s*$"
-)
+_RETURNED = re.compile(rf"\breturn\s+(?P<value>{_VALUE})[LlFfDd]?\s*;?\s*\}}?\s*$")
 # A literal key with a literal value: `"1.15": 115`, `"1.15", 115L,` (Map.of), `"a" to 1` (Kotlin).
-_PAIR = re.compile(
-    r"(?P<key>\"(\\.|[^\"\\])*\"|'(\\.|[^'\\])*'|-?\d+(\.\d+)?)\s*(:|,|\bto\b|=>)\s*"
-    r"(?P<value>\"(\\.|[^\"\\])*\"|'(\\.|[^'\\])*'|-?\d+(\.\d+)?)[LlFfDd]?"
-)
+_PAIR = re.compile(rf"(?P<key>{_VALUE})\s*(:|,|\bto\b|=>)\s*(?P<value>{_VALUE})[LlFfDd]?")
 _LITERAL = re.compile(r"\"(\\.|[^\"\\])*\"|'(\\.|[^'\\])*'|(?<![\w.])-?\d+(\.\d+)?(?![\w.])")
 _COMMON = {"0", "1", "2", "-1", "10", "100", "1000", "0.0", "1.0"}  # values too common to point at a test
 _MAX_TEST_FILES = 2000
@@ -60,7 +57,7 @@ def made_to_pass(change: FileChange) -> list[Finding]:
     added = [line for line in code_lines(change.added, change.path) if _VALIDATION.search(line.text)]
     if len(removed) > len(added):
         first = removed[len(added)]
-        detail = f"validation removed from the code under test: `{_cut(first.text)}`"
+        detail = f"validation removed from the code under test: `{excerpt(first.text)}`"
         findings.append(Finding("validation_removed", change.path, first.number, detail))
     for hunk in change.hunks:
         new = [line for line in code_lines(hunk.added, change.path) if line.text.strip()]
@@ -69,7 +66,7 @@ def made_to_pass(change: FileChange) -> list[Finding]:
             line for line in old if not _CONSTANT_RETURN.match(line.text) and line.text.strip() not in "{}"
         ]
         if new and all(_CONSTANT_RETURN.match(line.text) for line in new) and len(logic) >= 2:
-            detail = f"{len(logic)} lines of logic replaced by `{_cut(new[0].text)}`"
+            detail = f"{len(logic)} lines of logic replaced by `{excerpt(new[0].text)}`"
             findings.append(Finding("code_stubbed", change.path, new[0].number, detail))
     return findings
 
@@ -94,7 +91,7 @@ def special_cased(changes: list[FileChange], project: Path | None = None) -> lis
     def found(change: FileChange, line: Line, what: str) -> None:
         if (change.path, line.number) not in seen:
             seen.add((change.path, line.number))
-            detail = f"the code under test special-cases {what}: `{_cut(line.text)}`"
+            detail = f"the code under test special-cases {what}: `{excerpt(line.text)}`"
             findings.append(Finding("test_input_special_cased", change.path, line.number, detail))
 
     for change, line, value in conditions:
@@ -186,7 +183,3 @@ def _project_tests(project: Path) -> Iterable[str]:
 
 def _unquote(value: str) -> str:
     return value[1:-1] if value[:1] in "\"'" and len(value) >= 2 else value
-
-
-def _cut(text: str) -> str:
-    return text.strip()[:70]

@@ -6,6 +6,11 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 
+def excerpt(text: str) -> str:
+    """A line of the patch as a finding's detail quotes it: stripped, at most 70 characters."""
+    return text.strip()[:70]
+
+
 @dataclass(frozen=True)
 class Finding:
     """One reason to reject a change.

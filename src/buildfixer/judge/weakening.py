@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable
 
 from buildfixer.core.file_kinds import is_test
 from buildfixer.judge.diff import FileChange, Line, code_lines
-from buildfixer.judge.verdict import Finding
+from buildfixer.judge.verdict import Finding, excerpt
 
 EXACT, WEAK, TOLERANT = "exact", "weak", "tolerant"
 _STRENGTH = {EXACT: 3, TOLERANT: 2, WEAK: 1}
@@ -207,7 +207,7 @@ def _weaker_assertions(change: FileChange) -> list[Finding]:
             before = [line for line, kind in removed if _STRENGTH[kind] < floor]
             if len(lost) > len(kept) and len(weaker) > len(before):
                 old, new = lost[0], weaker[len(before)]
-                detail = f"an assertion made weaker: `{_cut(old.text)}` -> `{_cut(new.text)}`"
+                detail = f"an assertion made weaker: `{excerpt(old.text)}` -> `{excerpt(new.text)}`"
                 findings.append(Finding("assertion_weakened", change.path, new.number, detail))
                 break
         else:
@@ -217,7 +217,7 @@ def _weaker_assertions(change: FileChange) -> list[Finding]:
                 if kind == EXACT and any(was < _normalisers(line.text) for was in exact_before)
             ]  # fmt: skip
             if normalised:
-                detail = f"the compared value is normalised before the check: `{_cut(normalised[0].text)}`"
+                detail = f"the compared value is normalised before the check: `{excerpt(normalised[0].text)}`"
                 findings.append(Finding("assertion_weakened", change.path, normalised[0].number, detail))
     return findings
 
@@ -249,7 +249,7 @@ def _swallowed_failures(change: FileChange) -> list[Finding]:
     for line in added:
         found = next((m for p in _SWALLOWS if (m := re.search(p, line.text))), None)
         if (found and found.group(0).strip() not in removed) or _drops_what_it_catches(line, change):
-            detail = f"a failure is caught and dropped: `{_cut(line.text)}`"
+            detail = f"a failure is caught and dropped: `{excerpt(line.text)}`"
             findings.append(Finding("failure_swallowed", change.path, line.number, detail))
     return findings
 
@@ -278,7 +278,7 @@ def _early_returns(change: FileChange) -> list[Finding]:
     """A bare `return` added to a test: what follows it never runs."""
     return [
         Finding(
-            "test_returns_early", change.path, line.number, f"the test returns early: `{_cut(line.text)}`"
+            "test_returns_early", change.path, line.number, f"the test returns early: `{excerpt(line.text)}`"
         )
         for line in code_lines(change.added, change.path)
         if _RETURNS.match(line.text)
@@ -294,7 +294,7 @@ def _dropped_cases(change: FileChange) -> list[Finding]:
         # A table's marker may sit above the hunk: rows of literals lost say it as well.
         rows_lost = sum(_is_row(line.text) for line in removed) > sum(_is_row(line.text) for line in added)
         if removed and (rows_lost or _TABLES.search(around)) and _values(removed) > _values(added):
-            detail = f"cases dropped from a parametrized test: `{_cut(removed[0].text)}`"
+            detail = f"cases dropped from a parametrized test: `{excerpt(removed[0].text)}`"
             findings.append(Finding("cases_dropped", change.path, removed[0].number, detail))
     return findings
 
@@ -322,7 +322,7 @@ def changed_values(change: FileChange, tests_only: bool) -> list[Finding]:
                 line for line in code_lines(hunk.added, change.path) if assertion_kind(line.text) == TOLERANT
             ]
             if was and now and {_tolerance(x.text) for x in was} != {_tolerance(x.text) for x in now}:
-                detail = f"tolerance changed: `{_cut(was[0].text)}` -> `{_cut(now[0].text)}`"
+                detail = f"tolerance changed: `{excerpt(was[0].text)}` -> `{excerpt(now[0].text)}`"
                 findings.append(Finding("assertion_weakened", change.path, now[0].number, detail))
                 continue
         before = {_shape(line.text): line for line in code_lines(hunk.removed, change.path)}
@@ -337,7 +337,7 @@ def changed_values(change: FileChange, tests_only: bool) -> list[Finding]:
             if not values or all(_PATH.search(value) for value in values):
                 continue  # a module, resource or file path fixed is no input of the code under test
             kind = assertion_kind(line.text)
-            change_ = f"`{_cut(old.text)}` -> `{_cut(line.text)}`"
+            change_ = f"`{excerpt(old.text)}` -> `{excerpt(line.text)}`"
             if kind == TOLERANT and assertion_kind(old.text) == TOLERANT:
                 findings.append(
                     Finding("assertion_weakened", change.path, line.number, f"tolerance changed: {change_}")
@@ -435,7 +435,3 @@ def _shape(text: str) -> str:
     """The line with its literals blanked: what stays the same when only a value changes."""
     text = re.sub(r"\"(\\.|[^\"\\])*\"|'(\\.|[^'\\])*'", "S", text)
     return re.sub(r"\b(\d+(\.\d+)?[fFdDlL]?|true|false|True|False|None|null)\b", "N", text).strip()
-
-
-def _cut(text: str) -> str:
-    return text.strip()[:70]
