@@ -12,6 +12,7 @@ import base64
 import io
 import json
 import os
+import socket
 import subprocess
 import sys
 import time
@@ -103,7 +104,6 @@ def test_a_model_that_cannot_work_is_refused_in_one_line(
 
 def test_credentials_given_or_local_pass_the_check(monkeypatch: pytest.MonkeyPatch) -> None:
     check_model("openai/gpt-4.1", api_key=KEY)
-    check_model("ollama/qwen2.5-coder")  # a local server: no key, its base defaults to localhost
     monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
     check_model("anthropic/claude-sonnet-4-5")
 
@@ -139,18 +139,33 @@ def test_fix_sends_max_tokens_and_the_placeholder_to_a_local_server(tmp_path: Pa
     assert {h["authorization"] for h in server.headers} == {f"Bearer {PLACEHOLDER_API_KEY}"}
 
 
+def _dead_base() -> str:
+    with socket.socket() as sock:  # bound, then closed: nothing listens there
+        sock.bind(("127.0.0.1", 0))
+        return f"http://127.0.0.1:{sock.getsockname()[1]}/v1"
+
+
+DEAD_BASE = _dead_base()
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize(
-    ("model", "message"),
-    [("openai/gpt-4.1", "no credentials: set OPENAI_API_KEY"), ("nosuchprovider/x", "unknown model")],
-    ids=["missing-key", "unknown-provider"],
-)
-def test_fix_refuses_the_model_before_any_build(tmp_path: Path, model: str, message: str) -> None:
+    ("model", "env", "message"),
+    [
+        ("openai/gpt-4.1", {}, "no credentials: set OPENAI_API_KEY"),
+        ("nosuchprovider/x", {}, "unknown model"),
+        ("openai/local", {API_BASE_ENV: DEAD_BASE}, f"model endpoint {DEAD_BASE} cannot be reached: connection refused"),
+    ],
+    ids=["missing-key", "unknown-provider", "dead-endpoint"],
+)  # fmt: skip
+def test_fix_refuses_the_model_before_any_build(
+    tmp_path: Path, model: str, env: dict[str, str], message: str
+) -> None:
     project = _npm_project(tmp_path)
     cache = tmp_path / "cache"
     cache.mkdir()
     began = time.monotonic()
-    proc = _fix(project, cache, "--model", model, env={})
+    proc = _fix(project, cache, "--model", model, env=env)
     lines = proc.stderr.splitlines()
     assert proc.returncode == 2 and len(lines) == 1, proc.stderr
     assert message in lines[0] and proc.stdout == ""

@@ -215,8 +215,21 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:
         """Stay quiet: tests and demos do not want a line per request on stderr."""
 
+    def _key_refused(self) -> bool:
+        """Answer 401 when a key is required and not the one sent (True: the request is answered)."""
+        if self.fake.api_key is None:
+            return False
+        given = (self.headers.get("Authorization") or "").removeprefix("Bearer ").strip()
+        if given == self.fake.api_key:
+            return False
+        # Echo the key, as careless providers do: callers must keep it out of their errors.
+        self._send_error(401, f"Incorrect API key provided: {given}")
+        return True
+
     def do_GET(self) -> None:
         """List the one fake model."""
+        if self._key_refused():
+            return
         if self.path.rstrip("/") in ("/v1/models", "/models"):
             model = {"id": self.fake.model_id, "object": "model", "created": 0, "owned_by": "buildfixer"}
             self._send_json(200, {"object": "list", "data": [model]})
@@ -238,12 +251,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_error(400, "request body must be a JSON object")
             return
         headers = {name.lower(): value for name, value in self.headers.items()}
-        if self.fake.api_key is not None:
-            given = headers.get("authorization", "").removeprefix("Bearer ").strip()
-            if given != self.fake.api_key:
-                # Echo the key, as careless providers do: callers must keep it out of their errors.
-                self._send_error(401, f"Incorrect API key provided: {given}")
-                return
+        if self._key_refused():
+            return
         step = self.fake.next_step(body, headers)
         time.sleep(float(step.get("delay_s", 0)))
         if "error" in step:

@@ -33,6 +33,7 @@ from buildfixer.core.chat import (
     tokens_by_length,
 )
 from buildfixer.core.errors import BuildfixerError
+from buildfixer.llm.endpoint import check_reachable, shown_endpoint
 from buildfixer.llm.redact import redact
 from buildfixer.llm.text_calls import with_text_calls
 
@@ -213,9 +214,11 @@ class LiteLLMModel:
         return lowered.startswith(LOCAL_PROVIDERS) or (lowered.startswith("openai/") and bool(self.api_base))
 
     def check_setup(self) -> None:
-        """Refuse a model that cannot answer: a provider litellm does not know, or missing credentials.
+        """Refuse a model that cannot answer: unknown provider, no credentials, or a dead endpoint.
 
-        Run before any build, so a typo or a forgotten key costs no build time. Imports litellm.
+        The endpoint is the user's own (API base, local server): it must accept a connection and
+        the key. Run before any build, so a typo, a forgotten key or a server not started costs no build
+        time. Imports litellm; asks the endpoint once (`llm.endpoint.check_reachable`, <= 5 s).
 
         Raises:
             BuildfixerError: One line naming the model and what to set.
@@ -228,13 +231,24 @@ class LiteLLMModel:
                 f"unknown model {self.name!r}: no provider of that name (write provider/model, e.g. "
                 "openai/gpt-4.1, anthropic/claude-sonnet-4-5, ollama/qwen2.5-coder; or scripted:FILE)"
             ) from None
-        if self.api_base:  # the user's own endpoint: a key is optional (see PLACEHOLDER_API_KEY)
+        endpoint = self.api_base or self._default_local_base(litellm)
+        if endpoint:  # the user's own endpoint: a key is optional (see PLACEHOLDER_API_KEY)
+            check_reachable(endpoint, self._api_key)
             return
         if missing := self._missing_credentials(litellm):
             raise BuildfixerError(
                 f"model {self.name}: no credentials: set {', '.join(missing)} (or BUILDFIXER_API_KEY); "
                 "for a local server set BUILDFIXER_API_BASE"
             )
+
+    def _default_local_base(self, litellm: Any) -> str | None:
+        """Where litellm sends a local model given no API base (ollama: localhost:11434), if known."""
+        if not self.is_local:
+            return None
+        try:
+            return litellm.get_llm_provider(self.name)[3] or None
+        except Exception:
+            return None
 
     def _missing_credentials(self, litellm: Any) -> list[str]:
         """The provider's variables (keys, endpoints) that are neither set nor given; [] with a key."""
@@ -338,7 +352,7 @@ class LiteLLMModel:
         detail = redact(str(getattr(exc, "message", None) or exc), [self._api_key] if self._api_key else None)
         if len(detail) > 600:
             detail = detail[:600] + " [...]"
-        parts = [f"model {self.name}"]
+        parts = [f"model {self.name}" + (f" at {shown_endpoint(self.api_base)}" if self.api_base else "")]
         if what is None:
             what = f"gave up after {attempts} attempts" if transient else "call failed"
         parts.append(what)
