@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -11,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from buildfixer.bench import timings
 from buildfixer.bench.data import BUNDLED_DATASET, DATA_DIR
 from buildfixer.bench.dataset import Instance, load_dataset, save_dataset
 from buildfixer.bench.validate import (
@@ -195,6 +197,14 @@ def test_cli_exit_0_when_all_valid_and_1_with_an_invalid_one(tmp_path: Path) -> 
     proc = run_cli("bench", "validate", str(good), "--repeats", "1")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "✓ semverkit-rename-policy" in proc.stdout and "2/2 instances valid" in proc.stdout
+    # how long it should take comes first; each line but the last says what is left
+    first, *lines = proc.stdout.splitlines()
+    upfront = r"validating 2 instance\(s\), .* 1 repeat\(s\), \d+ worker\(s\): about \d+ (s|min)"
+    assert re.fullmatch(upfront, first), first
+    assert re.search(r"^\[1/2\] ✓ .* · about \d+ (s|min) left$", lines[0])
+    times = timings.load(cache_root())
+    assert all(f"{name}@{BUNDLED[name].base_commit}" in times for name in ("semverkit-rename-policy",
+               "semverkit-lexical-latest"))  # fmt: skip
 
     fixed = BUNDLED["semverkit-lexical-latest"]
     broken = fixed.model_copy(update={"instance_id": "already-fixed", "base_commit": fixed.fix_commit})

@@ -19,8 +19,29 @@ R = TypeVar("R")
 
 
 def default_workers() -> int:
-    """One job per two cores (a build keeps about two busy), at least one."""
+    """One job per two cores (a build keeps about two busy), at least one.
+
+    For jobs that also wait on a model: a single-slot local server would queue the rest.
+    """
     return max(1, (os.cpu_count() or 2) // 2)
+
+
+# Memory one build job may take at its peak (a build tool's JVM, a forked test JVM, javac).
+_BUILD_JOB_BYTES = 3 * 2**30
+
+
+def build_workers() -> int:
+    """Jobs at once for work that only builds: one per core, as many as memory holds, at least one.
+
+    Two builds on two cores finish sooner than one after the other (1.3x for the bundled
+    dataset, docs/PERFORMANCE.md): a build waits on disk and JVM start-up as much as it computes.
+    """
+    cores = os.cpu_count() or 1
+    try:
+        memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):  # not POSIX: cores only
+        return cores
+    return max(1, min(cores, memory // _BUILD_JOB_BYTES))
 
 
 def execute(

@@ -19,6 +19,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from buildfixer.bench import timings
 from buildfixer.bench.dataset import Instance, checkout
 from buildfixer.bench.executor import execute
 from buildfixer.buildsys.analyzed import build_and_analyze
@@ -243,7 +244,9 @@ def validate_dataset(
     progress: Progress | None = None,
     log_dir: Path | None = None,
 ) -> list[ValidationResult]:
-    """Validate every instance, `workers` at a time; results in the order of `instances`.
+    """Validate every instance, `workers` at a time, longest first; results in the order of `instances`.
+
+    Each complete validation's time is recorded in the cache (`bench.timings`) for the next estimate.
 
     Args:
         instances: The instances (`dataset.load_dataset`).
@@ -252,18 +255,30 @@ def validate_dataset(
         repeats: Builds per stage and instance.
         workers: Instances validated in parallel (builds are CPU-heavy: a few at most).
         progress: Called as each instance finishes with the event `validated` and data
-            {"result": its ValidationResult, "done": instances finished, "total": instances}.
+            {"result": its ValidationResult, "done": instances finished, "total": instances,
+            "left_s": the time the rest should take, estimated (`bench.timings`)}.
         log_dir: Keep the build logs here (see `validate_instance`).
     """
     if workers < 1:
         raise BuildfixerError("workers must be at least 1")
     total = len(instances)
     results: dict[int, ValidationResult] = {}
+    cache_dir = (options or BuildOptions()).cache_dir
+    times = timings.load(cache_dir)
+    jobs = sorted(enumerate(instances), key=lambda job: -timings.per_repeat(job[1], times))  # longest first
+    left = dict(jobs)
+    guessed = taken = 0.0  # estimated and actual seconds of the instances done: corrects the rest
 
     def one(item: tuple[int, Instance]) -> tuple[int, ValidationResult]:
         return item[0], validate_instance(item[1], dataset_dir, options, repeats, log_dir)
 
-    for index, result in execute(one, list(enumerate(instances)), workers):
+    for index, result in execute(one, jobs, workers):
         results[index] = result
-        emit(progress, "validated", {"result": result, "done": len(results), "total": total})
+        instance = left.pop(index)
+        guessed += timings.per_repeat(instance, times) * repeats
+        taken += result.duration_s
+        if len(result.builds) == 2 * repeats:  # a complete validation is a measurement
+            timings.record(cache_dir, [(instance, result.duration_s / repeats)])
+        rest = timings.estimate_s(list(left.values()), repeats, workers, times) * (taken / guessed or 1)
+        emit(progress, "validated", {"result": result, "done": len(results), "total": total, "left_s": rest})
     return [results[i] for i in range(total)]

@@ -94,7 +94,9 @@ def validate(
         int | None, typer.Option(help="JDK for instances that do not name one (default: the machine's).")
     ] = None,
     timeout: Annotated[float, typer.Option(help="Limit of each build, in seconds.")] = 900.0,
-    workers: WorkersOpt = None,
+    workers: Annotated[
+        int | None, typer.Option(help="Instances at once (default: one per core, as memory allows).")
+    ] = None,
     only: OnlyOpt = None,
     log_dir: Annotated[Path | None, typer.Option(help="Keep every build log in this directory.")] = None,
     no_sandbox: NoSandboxOpt = False,
@@ -102,7 +104,8 @@ def validate(
 ) -> None:
     """Check every instance: its base build fails with the recorded category, the gold patch fixes it.
 
-    Exit 0 only when all instances are valid.
+    Says first how long it should take (from this machine's earlier validations, else typical
+    times), then each instance's verdict and the time left. Exit 0 only when all are valid.
     """
     from buildfixer.cli import bench_commands  # lazy: validation imports pydantic and the build layer
 

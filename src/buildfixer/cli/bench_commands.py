@@ -12,9 +12,10 @@ from typing import Any
 import typer
 
 from buildfixer.agents.recipes import RECIPES
+from buildfixer.bench import timings
 from buildfixer.bench.data import resolve_model
 from buildfixer.bench.dataset import Instance, check_repositories, dataset_dir, load_dataset, select_instances
-from buildfixer.bench.executor import default_workers
+from buildfixer.bench.executor import build_workers
 from buildfixer.bench.progress_bar import run_with_progress
 from buildfixer.bench.run import MAX_WORKERS, RunConfig, check_run_dir
 from buildfixer.bench.validate import ValidationResult, validate_dataset
@@ -70,14 +71,22 @@ def validate_command(
     check_jdk(jdk)
     if log_dir is not None:
         check_output_path("--log-dir", log_dir, directory=True)
-    workers = workers or default_workers()
+    workers = workers or build_workers()
     instances = selected(dataset, only)
+    options = with_sandbox(BuildOptions(jdk=jdk, timeout_s=timeout), no_sandbox)
+    if not as_json:
+        guess = timings.estimate_s(instances, repeats, workers, timings.load(options.cache_dir))
+        typer.echo(
+            f"validating {len(instances)} instance(s), base and gold builds × {repeats} repeat(s), "
+            f"{workers} worker(s): {timings.in_words(guess)}"
+        )
 
     def progress(event: str, data: dict[str, Any]) -> None:
         if event != "validated" or as_json:
             return
         result: ValidationResult = data["result"]
-        typer.echo(f"[{data['done']}/{data['total']}] {validation_line(result)}")
+        left = f" · {timings.in_words(data['left_s'])} left" if data["done"] < data["total"] else ""
+        typer.echo(f"[{data['done']}/{data['total']}] {validation_line(result)}{left}")
         for warning in result.warnings:
             typer.echo(f"    warning: {visible(warning)}")
 
@@ -85,7 +94,7 @@ def validate_command(
     results = validate_dataset(
         instances,
         dataset_dir(dataset),
-        with_sandbox(BuildOptions(jdk=jdk, timeout_s=timeout), no_sandbox),
+        options,
         repeats=repeats,
         workers=workers,
         progress=progress,
