@@ -144,3 +144,31 @@ def test_a_fix_is_offered_only_for_an_error_that_shares_most_of_its_words() -> N
     assert [hit.id for hit in relevant(hits, same)] == [1, 3]
     other = "Report.java:9 cannot find symbol: method distinctWords()"
     assert [hit.id for hit in relevant(hits, other)] == [2, 3]
+
+
+@pytest.mark.parametrize(
+    ("query", "found"),
+    [
+        ("cannot find symbol", []),  # "find" alone is chance (and "cannot" a stop word)
+        ("Unsupported class file major version 69", []),  # "version" alone
+        ("Could not resolve dependencies for project com.example:app", []),
+        ("Could not find a version that satisfies the requirement packaging==99", [1]),
+        ("error: release version 25 not supported", [2]),
+    ],
+)
+def test_memory_search_shows_only_fixes_of_the_same_kind(
+    tmp_path: Path, query: str, found: list[int]
+) -> None:
+    db = tmp_path / "m.sqlite3"
+    with FixMemory(db) as memory:
+        memory.add(repair("pyproject.toml:12 Could not find a version that satisfies the requirement "
+                          "packaging==23.7"))  # fmt: skip
+        memory.add(repair("pom.xml:14 release version 21 not supported (maven-compiler-plugin:3.11.0:compile"
+                          " on project maven-app)"))  # fmt: skip
+    command = [sys.executable, "-m", "buildfixer", "memory", "search", query, "--db", str(db), "--json"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert [hit["id"] for hit in json.loads(done.stdout)] == found
+    if not found:
+        shown = subprocess.run(command[:-1], capture_output=True, text=True, timeout=120)
+        assert shown.stdout == "no remembered fix matches\n"

@@ -16,7 +16,7 @@ from buildfixer.core.errors import BuildfixerError
 from buildfixer.core.paths import cache_root
 from buildfixer.core.terminal import visible
 from buildfixer.judge.diff import parse_patch
-from buildfixer.memory.select import rank_hits
+from buildfixer.memory.select import rank_hits, relevant
 from buildfixer.memory.sources import read_entries
 from buildfixer.memory.store import USER, Entry, FixMemory, default_path
 
@@ -80,7 +80,8 @@ def search_command(error: str, limit: int, system: str | None, db: Path | None, 
     if system is not None and system not in SYSTEMS:
         raise BuildfixerError(f"unknown build system {system!r} (known: {', '.join(SYSTEMS)})")
     with _open(db, create=False) as memory:
-        hits = rank_hits(memory.search(error, limit=limit * 3, build_system=system))[:limit]
+        # what the agents are offered: BM25 finds whatever shares a word, `relevant` keeps the same kind
+        hits = rank_hits(relevant(memory.search(error, limit=limit * 3, build_system=system), error))[:limit]
     if as_json:
         typer.echo(json.dumps([hit.to_dict() for hit in hits], indent=2))
         return

@@ -356,13 +356,19 @@ def utc(timestamp: str) -> str:
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def fts_query(text: str, quoted: bool = True, limit: int | None = _MAX_QUERY_WORDS) -> str:
-    """An FTS5 query from free text: its words, quoted, OR-ed (never a syntax error); unquoted: the words."""
-    words = []
+def content_words(text: str) -> list[str]:
+    """The words of a text that can tell errors apart: lower-cased, once each, no stop words."""
+    words: dict[str, None] = {}
     for word in _WORD.findall(text):
         lowered = word.lower()
-        if lowered not in _STOP and lowered not in words:
-            words.append(lowered)
+        if lowered not in _STOP:
+            words[lowered] = None
+    return list(words)
+
+
+def fts_query(text: str, quoted: bool = True, limit: int | None = _MAX_QUERY_WORDS) -> str:
+    """An FTS5 query from free text: its words, quoted, OR-ed (never a syntax error); unquoted: the words."""
+    words = content_words(text)
     if not quoted:
         return " ".join(words[:limit])
     return " OR ".join(f'"{w}"' for w in words[:limit])
