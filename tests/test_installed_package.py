@@ -8,6 +8,8 @@ plain path entry (so nothing is downloaded but the build backend), never the sou
 
 import json
 import os
+import re
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -66,6 +68,17 @@ def test_installed_package_runs_the_readme_commands(venv: Path, tmp_path: Path) 
     fixed = run(venv, "examples", "--fix", "--only", "python-app/missing-version", cwd=tmp_path)
     assert fixed.returncode == 0, fixed.stderr[-2000:]
     assert "python-app/missing-version" in fixed.stdout
+    # the diff of the repair is shown, and the repaired copy is where the output says
+    assert "\n+++ b/" in fixed.stdout and "\n@@ " in fixed.stdout, fixed.stdout
+    copies = re.search(r"^the copies, repaired or not, are in (\S+) ", fixed.stdout, re.MULTILINE)
+    assert copies, fixed.stdout
+    try:
+        copy = Path(copies[1]) / "python-app__missing-version"
+        patched = [line[6:] for line in fixed.stdout.splitlines() if line.startswith("+++ b/")]
+        assert patched and all((copy / name).is_file() for name in patched)
+        assert (Path(copies[1]) / "trajectories" / "python-app__missing-version.json").is_file()
+    finally:
+        shutil.rmtree(copies[1], ignore_errors=True)
 
     # The benchmark commands of the README, by name, from the installed package.
     out = tmp_path / "runs" / "scripted"

@@ -15,6 +15,7 @@ from buildfixer.buildsys.analyzed import build_and_analyze
 from buildfixer.buildsys.options import BuildOptions, cache_domain
 from buildfixer.buildsys.project import stop_daemons
 from buildfixer.cli.build_render import shown
+from buildfixer.cli.fix_render import print_patch
 from buildfixer.cli.settings import NO_SANDBOX_NOTE, with_sandbox
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.delivery.fix import fix_project
@@ -87,6 +88,8 @@ def fix_example(example: Example, root: Path, model: str, no_sandbox: bool = Fal
         "duration_s": round(attempt.duration_s, 1),
         "trajectory": str(outcome.trajectory_path),
         "sandbox": config.options.sandbox,
+        "project": str(project),
+        "patch": outcome.patch,
     }
 
 
@@ -141,12 +144,12 @@ def run_examples(
             if not as_json:
                 _print_fix_row(out, row) if fix_model else _print_row(out, row)
     finally:
-        if keep is None:
+        if keep is None and not fix_model:  # repaired copies are the point of --fix: they stay
             shutil.rmtree(root, ignore_errors=True)
     if not as_json and no_sandbox:
         out.print(NO_SANDBOX_NOTE)
     if fix_model:
-        return _fix_summary(out, rows, as_json)
+        return _fix_summary(out, rows, as_json, root)
     matched = sum(r["matches"] for r in rows)
     if as_json:
         print(json.dumps({"examples": rows, "matched": matched, "total": len(rows)}, indent=2))
@@ -176,14 +179,26 @@ def _print_fix_row(out: Any, row: dict[str, Any]) -> None:
         files = ", ".join(row["changed_files"]) or "no file"
         jdk = f"; build with JDK {row['jdk']}" if row["jdk"] else ""
         out.print(f"  [green]repaired[/] in {row['duration_s']}s: {shown(files)}{jdk}")
+        if row["patch"]:
+            print_patch(out, row["patch"])
     else:
         out.print(f"  [yellow]not repaired[/]: {shown(row['stop_reason'])}")
 
 
-def _fix_summary(out: Any, rows: list[dict[str, Any]], as_json: bool) -> int:
+def _fix_summary(out: Any, rows: list[dict[str, Any]], as_json: bool, root: Path) -> int:
     repaired = sum(r["resolved"] for r in rows)
     if as_json:
-        print(json.dumps({"examples": rows, "repaired": repaired, "total": len(rows)}, indent=2))
+        print(
+            json.dumps(
+                {"examples": rows, "repaired": repaired, "total": len(rows), "copies": str(root)}, indent=2
+            )
+        )
     else:
         out.print(f"\n{repaired}/{len(rows)} examples repaired; the others were left as they were")
+        out.print(
+            f"the copies, repaired or not, are in {shown(root)} (one folder per example; --keep DIR chooses)"
+        )
+        out.print(
+            f"[dim]trajectories: {shown(root / 'trajectories')} (open one with `buildfixer view FILE`)[/]"
+        )
     return 0
