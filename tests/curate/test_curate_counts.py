@@ -21,9 +21,11 @@ CLI = [sys.executable, "-m", "buildfixer", "curate", "human"]
 
 def cli(repo, out, cache, *extra):
     args = [*CLI, str(repo), "--out", str(out), "--build-cache", str(cache), "--no-as-of", *extra]
-    env = {**os.environ, "COLUMNS": "200"}  # the whole progress line, not cut to 80 columns
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
     proc = subprocess.run(args, capture_output=True, text=True, timeout=600, env=env)
     assert proc.returncode == 0, proc.stderr
+    # stderr is a pipe: whole lines, none cut at 80 columns nor redrawn with carriage returns
+    assert "…" not in proc.stderr and "\r" not in proc.stderr, proc.stderr
     return proc
 
 

@@ -74,6 +74,8 @@ def _run_in_view(
         TextColumn("ETA"),
         TimeRemainingColumn(),
         console=console,
+        # In a log (CI, `2> file`) a bar is one frame cut at 80 columns: whole lines instead.
+        disable=not console.is_terminal,
     ) as progress:
         task = progress.add_task(label, total=total, completed=len(previous), **_fields(state, slots, total))
 
@@ -81,7 +83,10 @@ def _run_in_view(
             state["resolved"] += row["resolved"]
             state["cost"] += _cost(row)
             state["finished"] = finished
-            progress.console.print(attempt_line(row), highlight=False)
+            line = attempt_line(row)
+            if progress.disable:  # the counts the bar would show, on the attempt's own line
+                line = f"[{finished}/{total}] {line} · resolved {state['resolved']} · ${state['cost']:.4f}"
+            progress.console.print(line, highlight=False, soft_wrap=True)
             progress.update(task, completed=finished, **_fields(state, slots, total))
 
         def on_warning(text: str) -> None:

@@ -56,6 +56,8 @@ def curate_with_progress(curate: Callable[..., Summary], config: CurateConfig) -
         TextColumn("{task.fields[status]}"),
         TimeElapsedColumn(),
         console=console,
+        # In a log (CI, `2> file`) a bar is one frame cut at 80 columns: whole lines instead.
+        disable=not console.is_terminal,
     ) as progress:
         tasks: dict[str, Any] = {}
 
@@ -66,8 +68,13 @@ def curate_with_progress(curate: Callable[..., Summary], config: CurateConfig) -
             if bar not in tasks:
                 name = f"{config.mode}: {_STAGES[bar]}"
                 tasks[bar] = progress.add_task(name, total=data["total"], status="")
+                if progress.disable:
+                    progress.console.print(f"{name} ({data['total']})", highlight=False, soft_wrap=True)
             if event == "outcome":
-                progress.console.print(outcome_line(data["outcome"]), highlight=False)
+                line = outcome_line(data["outcome"])
+                if progress.disable:  # the counts the bar would show, on the candidate's own line
+                    line = f"{line} · {status(data['summary'])}"
+                progress.console.print(line, highlight=False, soft_wrap=True)
             progress.update(tasks[bar], completed=data["done"], total=data["total"],
                             status=status(data["summary"]))  # fmt: skip
 
