@@ -154,7 +154,7 @@ DEAD_BASE = _dead_base()
     [
         ("openai/gpt-4.1", {}, "no credentials: set OPENAI_API_KEY"),
         ("nosuchprovider/x", {}, "unknown model"),
-        ("openai/local", {API_BASE_ENV: DEAD_BASE}, f"model endpoint {DEAD_BASE} cannot be reached: connection refused"),
+        ("openai/local", {API_BASE_ENV: DEAD_BASE}, f"{DEAD_BASE} cannot be reached: connection refused"),
     ],
     ids=["missing-key", "unknown-provider", "dead-endpoint"],
 )  # fmt: skip
