@@ -10,11 +10,14 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
 from github_action_support import make_repo
 
+from buildfixer.core.paths import cache_root
+from buildfixer.delivery.pull_request import subject as pr_subject
 from support.git import git
 from support.model import scripted, write_file
 from support.projects import FLOORED, RIGHT
@@ -105,6 +108,41 @@ def test_without_a_logged_in_gh_the_branch_is_made_and_the_way_to_open_it_said(
     assert git(repo, "rev-parse", "--verify", pr["branch"]) == pr["commit"]
     assert (tmp_path / "gh.log").read_text().splitlines() == ["auth status"]  # no pull request tried
     assert git(tmp_path / "origin.git", "branch", "--list") == ""  # and nothing pushed
+
+
+@pytest.mark.slow
+def test_the_message_cuts_its_subject_after_a_word_and_quotes_the_whole_command_without_machine_paths(
+    tmp_path: Path, repo: Path
+) -> None:
+    done = run_fix(tmp_path, repo / "libs" / "stats", "--pr", gh_auth=1)
+    assert done.returncode == 0, done.stderr[-2000:]
+    text = git(repo, "log", "-1", "--format=%B", json.loads(done.stdout)["pr"]["branch"])
+    subject = text.splitlines()[0]
+    full = "Fix test_failure failure: tests/test_stats.py::test_mean - assert 1 == 1.5"  # 75 characters
+    assert subject == "Fix test_failure failure: tests/test_stats.py::test_mean - assert 1 ==…"
+    assert len(subject) <= 72 and full.startswith(subject[:-1] + " ")
+    assert "  tests/test_stats.py:5: " + full.partition(": ")[2] in text  # the root error whole, in the body
+    # The verdict build's command whole, its interpreter in buildfixer's cache named as a venv.
+    assert "Build: `<venv>/bin/python -m pytest -q -p no:cacheprovider` success" in text
+    for local in (str(cache_root()), f"{tempfile.gettempdir()}/", f"{Path.home()}/"):
+        assert local not in text
+
+
+@pytest.mark.parametrize(
+    ("text", "subject"),
+    [
+        ("Fix syntax failure: ';' expected", "Fix syntax failure: ';' expected"),  # short: as it is
+        # Cut after the last whole word that fits, with no separator left before the ellipsis.
+        (
+            "Fix build failure: " + "word " * 10 + "- " + "tail" * 10,
+            "Fix build failure: " + "word " * 9 + "word…",
+        ),
+        ("Fix other failure: " + "x" * 80, "Fix other failure…"),  # no word of the line's end fits
+        ("y" * 80, "y" * 71 + "…"),  # one word longer than a line: the only cut inside a word
+    ],
+)
+def test_subjects_end_on_a_whole_word(text: str, subject: str) -> None:
+    assert pr_subject(text) == subject and len(pr_subject(text)) <= 72
 
 
 @pytest.mark.parametrize(

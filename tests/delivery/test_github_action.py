@@ -26,6 +26,7 @@ from github_action_support import (
 )
 
 from buildfixer.core.errors import BuildfixerError
+from buildfixer.core.paths import cache_root
 from buildfixer.delivery.github_action import INPUTS, check_push_target, plan_pull_request
 from buildfixer.delivery.github_report import (
     RunInfo,
@@ -292,3 +293,25 @@ def test_the_summary_and_the_pull_request_text_carry_the_judges_findings() -> No
     assert title == "Fix build" and body.lstrip().startswith("Root error: x")
     assert "**rejected (1 finding(s))**" in body and "[this workflow run](https://github.example/r/1)" in body
     assert scrub(f"key {API_KEY} and 12345", [API_KEY, "12345"]) == "key *** and 12345"  # short: left
+
+
+def test_the_summary_and_the_pull_request_text_name_no_path_of_the_runner() -> None:
+    home, cache = Path.home(), cache_root()
+    run = RunInfo("team/stats", "main", "0123456789abcdef", "https://github.example/r/1",
+                  f"openai/{home}/models/qwen.gguf", "tool", "art", "libs/stats")  # fmt: skip
+    result = {"resolved": True, "stop": "resolved", "stop_reason": f"verdict built in {cache}/workspaces/w1",
+              "judge": {"approved": True, "findings": []}, "llm_calls": 2}  # fmt: skip
+    patch = 'diff --git a/t.py b/t.py\n+TMP = "/tmp/data"\n'  # the change itself is never rewritten
+    summary = summary_markdown({**result, "patch": patch}, run, "https://github.example/team/stats/pull/7")
+    assert "| Model | `openai/<home>/models/qwen.gguf` (agent `tool`)" in summary
+    # Outside code, a placeholder's `<` is spelled for Markdown: GitHub would drop "<cache>" as a tag.
+    assert "| Stop | resolved: verdict built in &lt;cache>/workspaces/w1 |" in summary
+    assert '+TMP = "/tmp/data"' in summary
+    message = f"Fix build\n\nRoot error (maven, other):\n  {cache}/x.jar: zip END header not found\n"
+    message += f"Build: `{cache}/state/w1/sandbox/venv/bin/python -m pytest` success\n"
+    text = pull_request_text(message, result, run)
+    assert "  &lt;cache>/x.jar: zip END header not found" in text
+    assert "Build: `<venv>/bin/python -m pytest` success" in text
+    assert "repaired it with `openai/<home>/models/qwen.gguf`" in text
+    for shared in (text, summary.split("### Patch")[0]):
+        assert f"{home}/" not in shared and str(cache) not in shared

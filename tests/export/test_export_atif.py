@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ from atif_spec_check import problems
 
 from buildfixer.agents.trajectory import Step, ToolResult, Trajectory
 from buildfixer.buildsys.options import BuildOptions
+from buildfixer.core.paths import cache_root
 from buildfixer.delivery.fix import fix_project
 from buildfixer.export.atif import SCHEMA_VERSION, to_atif
 from buildfixer.harness.attempt import AttemptConfig
@@ -88,6 +90,21 @@ def test_every_attempt_becomes_a_valid_atif_file(run_dir: Path, tmp_path: Path) 
     empty = docs["empty__0"]["steps"]
     assert len(empty) == 1 and empty[0]["source"] == "system"
     assert KEY not in (out / "run" / "empty__0.json").read_text()
+
+
+@pytest.mark.slow
+def test_no_path_of_this_machine_is_exported(run_dir: Path, tmp_path: Path) -> None:
+    out = tmp_path / "atif"
+    assert export(str(run_dir), "--out", str(out)).returncode == 0
+    agent = json.loads((out / "run" / "real__0.json").read_text())["agent"]
+    # The scripted model is a file in the test's temporary folder: the spec names it from <tmp>.
+    model = agent["model_name"]
+    assert model.startswith("scripted:<tmp>/") and model.endswith("/plan.json")
+    assert agent["extra"]["config"]["model"] == model
+    text = "".join(path.read_text() for path in (out / "run").glob("*.json"))
+    assert "<cache>/" in text  # the build's own caches, in its output
+    for local in (str(run_dir.parent), str(cache_root()), f"{tempfile.gettempdir()}/", f"{Path.home()}/"):
+        assert local not in text
 
 
 def test_the_spec_check_catches_what_atif_forbids() -> None:

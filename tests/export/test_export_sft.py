@@ -5,12 +5,14 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from buildfixer.buildsys.options import BuildOptions
+from buildfixer.core.paths import cache_root
 from buildfixer.delivery.fix import fix_project
 from buildfixer.harness.attempt import AttemptConfig
 from support.model import call, replace, scripted
@@ -75,6 +77,17 @@ def test_only_approved_repairs_are_exported_once_with_paths_and_thinking_cleaned
 
     done, rows = export(tmp_path, *sources, "--no-dedupe")
     assert len(rows) == 2 and "<think>" in rows[0]["messages"][2]["content"]
+
+
+@pytest.mark.slow
+def test_rows_hold_no_path_of_this_machine(trajectories: dict[str, Path], tmp_path: Path) -> None:
+    done, rows = export(tmp_path, str(trajectories["honest"]))
+    assert done.returncode == 0, done.stderr
+    (row,) = rows
+    assert row["source"] == "<tmp>/" + str(trajectories["honest"].relative_to(tempfile.gettempdir()))
+    text = json.dumps(row)
+    for local in (str(trajectories["honest"].parent), str(cache_root()), f"{tempfile.gettempdir()}/"):
+        assert local not in text
 
 
 @pytest.mark.slow

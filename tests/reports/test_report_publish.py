@@ -5,6 +5,9 @@ import io
 import json
 import math
 import re
+import subprocess
+import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -19,7 +22,7 @@ from buildfixer.reports.compare import compare_command
 from buildfixer.reports.formats import latex_escape, render_markdown
 from buildfixer.reports.passk import bootstrap_ci, pass_at_k
 from buildfixer.reports.plots import pass_at_k_svg
-from buildfixer.reports.run_report import build_report, load_run, report_command
+from buildfixer.reports.run_report import build_report, load_run, render, report_command
 from buildfixer.reports.trajectory_stats import token_kinds, tool_sequence
 
 LOG_SYNTAX = (
@@ -229,3 +232,75 @@ def test_one_sample_plot_shows_each_estimate_with_its_interval() -> None:
     whiskers = re.findall(r'<line class="ci" x1="([\d.]+)" y1="([\d.]+)" x2="[\d.]+" y2="([\d.]+)"', svg)
     assert len(whiskers) == 1 and whiskers[0][0] == xs[0]
     assert float(whiskers[0][1]) > float(whiskers[0][2])  # low rate lower on the page
+
+
+def test_reports_and_comparisons_name_no_path_of_this_machine(tmp_path: Path, capsys) -> None:
+    local_model = f"openai/{Path.home()}/.cache/models/qwen-1.5b.gguf"  # a model served from a local file
+    first, second = make_run(tmp_path / "a", model=local_model), make_run(tmp_path / "b")
+    for fmt in ("md", "json", "html", "latex", "csv"):
+        report_command(first, fmt)
+    written = [first / name for name in ("report.md", "report.json", "report.html", "report.tex")]
+    written += sorted((first / "report-csv").iterdir())
+    compare_command([first, second], "json", tmp_path / "compare.json")
+    written.append(tmp_path / "compare.json")
+    for path in written:
+        text = path.read_text()
+        assert str(tmp_path) not in text and f"{Path.home()}/" not in text, path.name
+    report = json.loads((first / "report.json").read_text())
+    assert report["run_dir"] == "<tmp>/" + str(first.relative_to(tempfile.gettempdir()))
+    shared_model = "openai/<home>/.cache/models/qwen-1.5b.gguf"
+    assert report["config"]["model"] == shared_model
+    assert report["configurations"][0]["spec"] == f"tool/gradlefixer/{shared_model}"
+    # A placeholder shows as written: not a tag to Markdown, not "¡tmp¿" to LaTeX.
+    assert "| Run directory | \\<tmp>/" in (first / "report.md").read_text()
+    assert "Run directory & \\textless{}tmp\\textgreater{}/" in (first / "report.tex").read_text()
+    assert "<td>&lt;tmp&gt;/" in (first / "report.html").read_text()
+    capsys.readouterr()
+
+
+def test_the_verdict_build_row_says_when_verdicts_were_reused(tmp_path: Path) -> None:
+    # A result line records a verdict build of its own in validation_s; `bench run` writes none when
+    # the attempt's last build stood as the verdict. An attempt that crashed reached no verdict.
+    run = make_run(tmp_path / "run")
+    rows = [json.loads(line) for line in (run / "results.jsonl").read_text().splitlines()]
+    for row in rows[1:]:
+        del row["validation_s"]
+    rows[3]["stop"] = "crashed"
+    (run / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    report = build_report(load_run(run))
+    assert report["analyses"]["tool/gradlefixer/gpt-4.1-mini"]["verdicts_reused"] == 2
+    assert "| tool/gradlefixer/gpt-4.1-mini | verdict build | 1 (2 reused) | 4.0 |" in render_markdown(report)
+    rows[0]["verdict_reused"] = True  # a line that says so, with the reused build's time
+    (run / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    md = render_markdown(build_report(load_run(run)))
+    assert "| tool/gradlefixer/gpt-4.1-mini | verdict build | reused | – |" in md
+    assert "reused: the attempt's last build was of the repair as it stands" in md
+
+
+@pytest.mark.slow
+def test_a_real_run_whose_verdict_was_the_agents_last_build_reports_it_reused(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    # The bundled script of this instance edits, runs the build, then finishes: that build is the verdict.
+    run = [sys.executable, "-m", "buildfixer", "bench", "run", "bundled", "--agent", "tool",
+           "--model", "scripted:bundled", "--only", "semverkit-elif-colon", "--out", str(out)]  # fmt: skip
+    done = subprocess.run(run, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert report_command(out, "md") == 0
+    md = (out / "report.md").read_text()
+    assert "| tool/gradlefixer/scripted:scripts | verdict build | reused |" in md
+    assert "| tool/gradlefixer/scripted:scripts | builds by tools | 1 |" in md
+    report = json.loads(render(build_report(load_run(out)), "json"))
+    assert report["config"]["model"] == "scripted:<buildfixer>/bench/data/scripts"  # no path of this machine
+    assert str(tmp_path) not in md + json.dumps(report)
+
+
+def test_an_html_comparison_named_without_a_suffix_gets_html(tmp_path: Path) -> None:
+    first, second = make_run(tmp_path / "a"), make_run(tmp_path / "b")
+    compare = ["bench", "compare", str(first), str(second), "--format", "html", "--out"]
+    result = CliRunner().invoke(app, [*compare, str(tmp_path / "comparison")])
+    assert result.exit_code == 0
+    assert result.stdout == f"wrote the html comparison to {tmp_path / 'comparison.html'}\n"
+    assert (tmp_path / "comparison.html").read_text().startswith("<!DOCTYPE html>")
+    assert not (tmp_path / "comparison").exists()
+    assert CliRunner().invoke(app, [*compare, str(tmp_path / "named.htm")]).exit_code == 0  # a suffix: kept
+    assert (tmp_path / "named.htm").is_file() and not (tmp_path / "named.htm.html").exists()

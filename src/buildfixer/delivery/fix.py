@@ -112,7 +112,7 @@ def fix_project(
         applied, conflict, pull = False, "", None
         if attempt.resolved and changed and repository is not None:
             root, folder = repository
-            text = message(attempt.initial, attempt.verdict, patch, attempt.judge)
+            text = message(attempt.initial, attempt.verdict, patch, attempt.judge, workspace.root)
             pull = open_pull_request(root, commit_on_branch(root, folder, patch, text), text)
         elif attempt.resolved and changed and not dry_run:
             try:

@@ -2,16 +2,20 @@
 
 GitHub reads step outputs from the file named by `GITHUB_OUTPUT` and renders the Markdown appended
 to `GITHUB_STEP_SUMMARY` on the run's page. Every text written here first goes through `scrub`, so
-a secret that reached a result by accident is never published.
+a secret that reached a result by accident is never published; the summary's and the pull request's
+words (not the diff) hold no path of the runner either (`core.shareable`).
 """
 
 from __future__ import annotations
 
+import re
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from buildfixer.core.shareable import shareable_text
 
 # GitHub caps a step summary at 1 MiB; the diff is cut well below, so the rest always fits.
 _DIFF_LIMIT = 60_000
@@ -19,6 +23,8 @@ _FINDINGS_LIMIT = 20
 # Shorter values are ordinary words or digits: replacing them everywhere would garble the text.
 _MIN_SECRET_LEN = 6
 MASK = "***"
+# An inline code span (Markdown shows its text as it is), as a group for re.split.
+_CODE_SPAN = re.compile(r"(`[^`\n]*`)")
 
 
 @dataclass
@@ -96,9 +102,10 @@ def summary_markdown(result: dict[str, Any], run: RunInfo, pull: str) -> str:
     if findings:
         lines += ["", "### Judge findings", "", *findings]
     patch = str(result.get("patch") or "")
-    if patch.strip():
-        lines += ["", "### Patch", "", f"Paths are relative to `{run.project}`.", "", *_fenced_diff(patch)]
-    return "\n".join(lines) + "\n"
+    diff = ["", "### Patch", "", f"Paths are relative to `{run.project}`.", "", *_fenced_diff(patch)]
+    # The diff stays as it is: it is the change proposed.
+    words = _markdown_text(shareable_text("\n".join(lines)))
+    return "\n".join([words, *(diff if patch.strip() else [])]) + "\n"
 
 
 def pull_request_text(commit_message: str, result: dict[str, Any], run: RunInfo) -> str:
@@ -119,7 +126,17 @@ def pull_request_text(commit_message: str, result: dict[str, Any], run: RunInfo)
         "",
         "Review it as you would any contribution: merging is up to you.",
     ]
-    return f"{title}\n\n" + "\n".join(body).strip() + "\n"
+    return f"{shareable_text(title)}\n\n" + _markdown_text(shareable_text("\n".join(body).strip())) + "\n"
+
+
+def _markdown_text(text: str) -> str:
+    """Text for GitHub's Markdown: a `<` outside code spans as `&lt;`, shown as written.
+
+    Else GitHub takes `<tmp>` (a placeholder of `core.shareable`) or `List<String>` for an HTML
+    tag and drops it.
+    """
+    parts = _CODE_SPAN.split(text)  # the spans are the odd parts
+    return "".join(part if index % 2 else part.replace("<", "&lt;") for index, part in enumerate(parts))
 
 
 def _fenced_diff(patch: str) -> list[str]:

@@ -10,6 +10,7 @@ and a pull request opened; otherwise the commands to do so are printed.
 from __future__ import annotations
 
 import re
+import shlex
 import shutil
 import subprocess
 import tempfile
@@ -20,10 +21,14 @@ from typing import Any
 
 from buildfixer.core.build_result import BuildResult
 from buildfixer.core.errors import BuildfixerError
+from buildfixer.core.shareable import shareable_text
 from buildfixer.workspace.git import git, git_environment
 
 _PREFIX = "buildfixer/fix-"
 _GH_TIMEOUT_S = 120
+# Git's and GitHub's conventional longest subject line.
+SUBJECT_LIMIT = 72
+_ELLIPSIS = "…"
 
 
 @dataclass
@@ -66,14 +71,25 @@ def repository_of(project: Path) -> tuple[Path, str]:
     return root, "" if folder == "." else folder
 
 
-def message(initial: BuildResult, verdict: BuildResult, patch: str, judge: dict[str, Any] | None) -> str:
-    """The commit message: the root error, the change, the judge's verdict, the build that proves it."""
+def message(
+    initial: BuildResult,
+    verdict: BuildResult,
+    patch: str,
+    judge: dict[str, Any] | None,
+    workspace: Path | None = None,
+) -> str:
+    """The commit message: the root error, the change, the judge's verdict, the build that proves it.
+
+    The subject is at most `SUBJECT_LIMIT` characters, cut after a whole word (with "…") when
+    longer; the body holds the root error and the verdict build's command whole. The paths of this
+    machine are made shareable (`core.shareable`), those of `workspace` (where the repair was
+    built) relative to the project.
+    """
     error = initial.errors[0] if initial.errors else None
     headline = error.message.splitlines()[0] if error else f"the build ended with {initial.status}"
-    title = f"Fix {initial.category or 'build'} failure: {headline}"
-    if len(title) > 72:
-        title = title[:71].rstrip() + "…"
-    where = f"{error.location()}: " if error and error.location() else ""
+    headline = shareable_text(headline, workspace)
+    title = subject(f"Fix {initial.category or 'build'} failure: {headline}")
+    where = f"{shareable_text(error.location(), workspace)}: " if error and error.location() else ""
     lines = [title, "", f"Root error ({initial.build_system}, {initial.category}):", f"  {where}{headline}"]
     lines += ["", "Changes:"]
     lines += [f"  {path} (+{added} -{removed})" for path, added, removed in _numstat(patch)]
@@ -82,11 +98,28 @@ def message(initial: BuildResult, verdict: BuildResult, patch: str, judge: dict[
     counted = f" ({len(findings)} finding(s))" if findings else ", no findings"
     lines += ["", f"Judge: {verdict_text}{counted}"]
     jdk = f" on JDK {verdict.jdk}" if verdict.jdk else ""
-    command = " ".join(verdict.command[-3:]) if verdict.command else verdict.build_system
+    # The command whole, as a shell reads it (the body has room for it, the subject has not).
+    command = shlex.join(verdict.command) if verdict.command else verdict.build_system
+    command = shareable_text(command, workspace)
     took = f"{verdict.duration_s:.0f}s"
     lines.append(f"Build: `{command}` {verdict.status}{jdk} in {took} (buildfixer's verdict build)")
     lines += ["", "Made by buildfixer fix --pr."]
     return "\n".join(lines) + "\n"
+
+
+def subject(text: str, limit: int = SUBJECT_LIMIT) -> str:
+    """`text` on one line of at most `limit` characters: cut after its last whole word that fits, then "…".
+
+    Separators the cut leaves at the end (" -", ":") go too. A first word longer than the line
+    is the one thing cut inside a word.
+    """
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    room = text[: limit - len(_ELLIPSIS) + 1]  # one more: a space there ends the last word that fits
+    cut = room[: room.rfind(" ")] if " " in room else room[: limit - len(_ELLIPSIS)]
+    cut = cut.rstrip(" -–—:;,")
+    return (cut or text[: limit - len(_ELLIPSIS)]) + _ELLIPSIS
 
 
 def _numstat(patch: str) -> list[tuple[str, int, int]]:

@@ -10,7 +10,9 @@ passed) becomes one `system` step that says how it ended, since ATIF needs at le
 
 Field names follow harbor's pydantic models (`harbor.models.trajectories`, harbor 0.25.0 on
 PyPI); docs/EXPORTS.md cites them. Trajectories are redacted when recorded; the export runs the
-redaction again (a run recorded by an older version) and replaces the workspace's path.
+redaction again (a run recorded by an older version), replaces the workspace's path and makes
+every other path of the machine shareable (`core.shareable`: the model spec, the configuration,
+the tool outputs).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from typing import Any
 
 from buildfixer.bench.rundir import staged_folder
 from buildfixer.core.errors import BuildfixerError
+from buildfixer.core.shareable import shareable_data
 from buildfixer.export.sft import PLACEHOLDER, trajectory_files
 from buildfixer.llm.redact import redact_obj
 
@@ -73,8 +76,8 @@ def to_atif(doc: dict[str, Any], session_id: str) -> dict[str, Any]:
         "final_metrics": _drop_none(final),
         "extra": {**extra, "verdict": doc.get("verdict")},
     }
-    redacted: dict[str, Any] = redact_obj(atif)
-    return redacted
+    shared: dict[str, Any] = shareable_data(redact_obj(atif))
+    return shared
 
 
 def write_atif_folder(sources: list[Path], out: Path) -> list[Path]:

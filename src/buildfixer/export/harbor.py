@@ -28,6 +28,7 @@ from typing import Any
 from buildfixer.bench.dataset import Instance, dataset_dir, load_dataset
 from buildfixer.bench.rundir import staged_folder
 from buildfixer.core.errors import BuildfixerError
+from buildfixer.core.shareable import shareable_text
 from buildfixer.export import harbor_scripts as scripts
 from buildfixer.export.judge_app import judge_app
 from buildfixer.export.repos import RepoPacker
@@ -48,11 +49,6 @@ _CHATTER = re.compile(
     r"|Created wheel|Checking if build backend|Getting requirements|Processing|Attempting uninstall"
     r"|Found existing installation|Uninstalling)\b"
 )
-_MACHINE_PATHS = [
-    (re.compile(r"\$BUILDFIXER_CACHE(/[^\s:'\"]*)?"), "<cache>"),
-    (re.compile(r"(?<![\w.])/tmp/[^\s:'\"]+"), "<tmp>"),
-    (re.compile(r"(?<![\w.])(/root|/home/[^/\s]+)(?=/)"), "~"),
-]
 
 
 def export_harbor(dataset: Path, out: Path, org: str = "buildfixer") -> dict[str, Any]:
@@ -195,14 +191,11 @@ def log_tail(log: str) -> str:
 
     Cleaned as every log is (logs.text: ANSI codes, progress redraws, Debian's hook traces), then
     without buildfixer's own command lines and the package installer's chatter, which the task's
-    container does not print; the cache, temporary folders and home directories of the machine
-    that recorded it become `<cache>`, `<tmp>` and `~`.
+    container does not print; the paths of the machine that recorded it made shareable
+    (`core.shareable`: its cache, temporary folder and home become `<cache>`, `<tmp>` and `<home>`).
     """
     lines = [line for line in clean_lines(log) if line.strip() and not _CHATTER.match(line.lstrip())]
-    text = "\n".join(lines[-_LOG_LINES:])
-    for pattern, placeholder in _MACHINE_PATHS:
-        text = pattern.sub(placeholder, text)
-    return text
+    return shareable_text("\n".join(lines[-_LOG_LINES:]))
 
 
 def _git_bundle_name(packer: RepoPacker) -> str | None:

@@ -5,7 +5,9 @@ A row is `{"messages": [...], "tools": [...], "split": "train"|"validation", "in
 results) and the JSON schemas of the tools the model saw (recorded by the tool loop; rebuilt from
 the attempt's configuration for older trajectories). The split is time-ordered, as the second
 study's: the newest `val_fraction` of the examples (by the instance's `created_at`, else when the
-attempt ran) is validation, so no validation example predates a training one.
+attempt ran) is validation, so no validation example predates a training one. The workspace's path
+becomes `/workspace`, as in the environment; the machine's other paths (caches, the temporary folder,
+home) become placeholders (`core.shareable`).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from typing import Any
 from buildfixer.core.chat import tokens_by_length
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.core.paths import file_within
+from buildfixer.core.shareable import shareable_data
 from buildfixer.harness.checks import check_output_path, number_problem
 from buildfixer.tools.presets import preset_schemas
 
@@ -93,13 +96,15 @@ def example(
     root = str(meta.get("project") or "")
     messages = [_clean(m, root, options) for m in messages]
     instance = instances.get(str(meta.get("instance_id")), {})
-    return {
+    row = {
         "messages": messages,
         "tools": meta.get("tools") or _tools_of(meta),
         "instance_id": meta.get("instance_id"),
         "created_at": instance.get("created_at") or meta.get("started_at") or _mtime(path),
         "source": str(path),
     }
+    shared: dict[str, Any] = shareable_data(row)
+    return shared
 
 
 def export_sft(sources: list[Path], options: ExportOptions) -> list[dict[str, Any]]:

@@ -182,13 +182,17 @@ def duration_table(columns: Sequence[Column]) -> Table:
     for label, stats in _analyses(columns):
         for what, name in (("build_s", "builds by tools"), ("validation_s", "verdict build")):
             q = stats[what]
-            rows.append([label, name, str(q["n"]), *[number(q[key]) for key in keys]])
+            count = str(q["n"])
+            if what == "validation_s" and (reused := stats.get("verdicts_reused")):
+                count = f"{count} ({reused} reused)" if q["n"] else "reused"
+            rows.append([label, name, count, *[number(q[key]) for key in keys]])
     return Table(
         title="Build and validation time (s)",
         headers=["Configuration", "Build", "Builds", "Min", "P25", "Median", "P75", "P90", "Max", "Mean"],
         rows=rows,
         note="Builds by tools: every call of run_build, the build system's command tool or "
-        "validate_and_build; verdict build: the harness's own final build of each attempt.",
+        "validate_and_build; verdict build: the harness's own final build of each attempt; reused: "
+        "the attempt's last build was of the repair as it stands, so it is the verdict and none ran.",
     )
 
 

@@ -131,6 +131,7 @@ def compare_command(
         dirs: Run directories.
         fmt: md (default), json, html, csv or latex.
         out: Write there (atomically); an existing directory gets `compare.FMT` (csv: `compare-csv/`) inside.
+            An html file named without a suffix gets `.html`.
         labels: What to call each run, in order.
 
     Returns:
@@ -145,6 +146,8 @@ def compare_command(
             f"--format {fmt} writes a file: give --out PATH (a file, or a folder to write into)"
         )
     if out is not None and not out.is_dir():
+        if fmt == "html" and not out.suffix:  # a browser opens a page by its name
+            out = out.with_name(out.name + ".html")
         check_output_path("--out", out, directory=False)
     comparison = compare_runs(dirs, labels)
     target = None

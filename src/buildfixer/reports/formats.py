@@ -87,6 +87,7 @@ _LATEX_SPECIAL = {
     "\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
     "{": r"\{", "}": r"\}",
     "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "–": "--",
+    "<": r"\textless{}", ">": r"\textgreater{}",  # a placeholder's (`<tmp>`): LaTeX's default font has no <
 }  # fmt: skip
 
 
@@ -124,15 +125,20 @@ def latex_document(title: str, tables: list[Table]) -> str:
     return "\n".join(parts)
 
 
+def _md_text(text: str) -> str:
+    """Text as Markdown shows it: a `<` escaped, so a placeholder (`<tmp>/run`) is not taken for a tag."""
+    return text.replace("<", "\\<")
+
+
 def _md_cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+    return _md_text(text).replace("|", "\\|").replace("\n", " ")
 
 
 def markdown_document(title: str, tables: Sequence[Table], warnings: Sequence[str] = ()) -> str:
     """A Markdown page: heading, warnings, then each table with its note."""
-    lines = [f"# {title}", ""]
+    lines = [f"# {_md_text(title)}", ""]
     if warnings:
-        lines += ["**Warnings**", ""] + [f"- {w}" for w in warnings] + [""]
+        lines += ["**Warnings**", ""] + [f"- {_md_text(w)}" for w in warnings] + [""]
     for table in tables:
         lines += [f"## {table.title}", ""]
         lines.append("| " + " | ".join(_md_cell(h) for h in table.headers) + " |")

@@ -24,6 +24,7 @@ from typing import Any
 
 from buildfixer.bench.rundir import Run, config_label, load_run, short_label, write_atomic, write_tree_atomic
 from buildfixer.core.errors import BuildfixerError
+from buildfixer.core.shareable import shareable_data
 from buildfixer.core.stops import StopKind
 from buildfixer.core.terminal import for_stream
 from buildfixer.harness import grading
@@ -274,7 +275,9 @@ def build_report(run: Run, label: str | None = None) -> dict[str, Any]:
         configurations that ran the repair loop), instances (per-instance rows), analyses
         ({configuration: reports.trajectory_stats.configuration_stats}), keyword_taxonomy, label and
         warnings. Configurations carry a short `label`, the full `spec` and `pass_at_k_ci` (95%
-        bootstrap intervals of the overall pass@k, {k: [low, high] or null}).
+        bootstrap intervals of the overall pass@k, {k: [low, high] or null}). A report is made to be
+        shared: the machine's paths in it (the run directory, a model spec naming a local file) are
+        relative to the current directory or placeholders (`core.shareable`).
     """
     results, meta = run.results, _meta(run)
     warnings = list(run.warnings)
@@ -312,7 +315,7 @@ def build_report(run: Run, label: str | None = None) -> dict[str, Any]:
         configurations.append(entry)
     by_label = {labels[spec]: rows for spec, rows in by_config.items()}
     status_counts = Counter(str(row.get("status") or UNKNOWN) for row in results)
-    return {
+    report = {
         "run_dir": str(run.path),
         "n_instances": len(counts),
         "n_dataset_instances": len(run.instances.keys() | counts.keys()),
@@ -344,6 +347,8 @@ def build_report(run: Run, label: str | None = None) -> dict[str, Any]:
         "label": label,
         "warnings": warnings,
     }
+    shared: dict[str, Any] = shareable_data(report)
+    return shared
 
 
 def render(report: dict[str, Any], fmt: str) -> str:

@@ -21,6 +21,7 @@ from typing import Any
 from buildfixer.bench.rundir import Run
 from buildfixer.core.chat import tokens_by_pieces
 from buildfixer.core.paths import file_within
+from buildfixer.core.stops import StopKind
 from buildfixer.logs.analyze import analyze_text
 from buildfixer.logs.keywords import CATEGORIES, keyword_category
 
@@ -31,6 +32,8 @@ BUILD_TOOLS = frozenset({
     "validate_and_build",
 })  # fmt: skip
 OUTCOMES = ("success", "failure", "all")
+# Attempts that ended before any verdict: no verdict build, built or reused.
+_NO_VERDICT = frozenset({StopKind.TIMEOUT.value, StopKind.CRASHED.value, StopKind.INFRA_ERROR.value})
 
 
 def load_trajectory(run: Run, row: dict[str, Any]) -> dict[str, Any] | None:
@@ -147,19 +150,27 @@ def configuration_stats(run: Run, rows: list[dict[str, Any]]) -> dict[str, Any]:
 
     Returns:
         {trajectories (read), transitions, turns {success, failure}, tokens {outcome: {kind: share}},
-        token_totals {outcome: tokens}, build_s, validation_s (duration quantiles)}.
+        token_totals {outcome: tokens}, build_s, validation_s (duration quantiles), verdicts_reused
+        (attempts whose verdict is a build the attempt had made already: no verdict build ran)}.
+
+    A verdict build counts when its result line records one (`validation_s` over 0 and no
+    `verdict_reused`); any other attempt that reached a verdict reused a build.
     """
     sequences: list[list[str]] = []
     turns: dict[str, list[float]] = {"success": [], "failure": []}
     tokens: dict[str, Counter[str]] = {outcome: Counter() for outcome in OUTCOMES}
     builds: list[float] = []
     validations: list[float] = []
-    read = 0
+    read = reused = 0
     for row in rows:
         outcome = "success" if row.get("resolved") else "failure"
         value = row.get("validation_s")
-        if isinstance(value, int | float) and not isinstance(value, bool) and value > 0:
+        if isinstance(value, int | float) and not isinstance(value, bool) and value > 0 and (
+            not row.get("verdict_reused")
+        ):  # fmt: skip
             validations.append(float(value))
+        elif row.get("stop") not in _NO_VERDICT:
+            reused += 1
         trajectory = load_trajectory(run, row)
         if trajectory is None:
             continue
@@ -184,6 +195,7 @@ def configuration_stats(run: Run, rows: list[dict[str, Any]]) -> dict[str, Any]:
         "token_totals": {outcome: sum(counts.values()) for outcome, counts in tokens.items()},
         "build_s": _quantiles(builds),
         "validation_s": _quantiles(validations),
+        "verdicts_reused": reused,
     }
 
 
