@@ -1,4 +1,4 @@
-"""Benchmark instances (DESIGN.md): the schema, loading and saving JSONL, checking an instance out.
+"""Benchmark instances (docs/FORMATS.md): the schema, loading and saving JSONL, checking an instance out.
 
 One instance is one JSON object; a dataset is a `.jsonl` file or a directory of `.jsonl` files
 and single-instance `.json` files. Every saved line has the columns of `COLUMNS` in that order
@@ -41,7 +41,7 @@ ORIGINS: tuple[str, ...] = ("human", "dependency", "llm")
 _MAX_LISTED = 20
 _URL = re.compile(r"^([a-z][a-z0-9+.-]*://|git@|[\w.-]+@[\w.-]+:)", re.IGNORECASE)
 _NUMBER = re.compile(r"^[+-]?\d+(\.\d+)?$")
-# Every saved row has these columns in this order: DESIGN.md's, then buildfixer's two extras, so
+# Every saved row has these columns in this order: docs/FORMATS.md's, then buildfixer's two extras, so
 # bundled and curated files share one schema (Arrow refuses files whose columns differ).
 COLUMNS: tuple[str, ...] = (
     "instance_id", "repo", "base_commit", "fix_commit", "gold_patch", "origin", "category", "build_system",
@@ -90,7 +90,7 @@ class Instance(BaseModel):
         gold_patch: Unified diff from base_commit to the fixed state.
         origin: How the failure came about: a developer's commit (`human`), a dependency change
             (`dependency`) or a generated breakage (`llm`).
-        category: Category of the failure (DESIGN.md taxonomy) that the base build must show.
+        category: Category of the failure (docs/FORMATS.md taxonomy) that the base build must show.
         build_system: `gradle`, `maven`, `python` or `npm`.
         build_command: Tasks/goals/scripts instead of the default build (a string is split like a
             shell would), or None.

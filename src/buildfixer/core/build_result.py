@@ -1,6 +1,6 @@
 """The records every layer shares: BuildError, BuildResult and the error taxonomy.
 
-Their JSON form is a contract (DESIGN.md): `to_dict` emits exactly the documented
+Their JSON form is a contract (docs/FORMATS.md): `to_dict` emits exactly the documented
 fields; anything else a record carries for internal use stays out of it.
 Plain dataclasses keep `import buildfixer.core.build_result` cheap (no pydantic at start-up).
 """
@@ -96,7 +96,7 @@ class BuildResult:
         return self.status == "success"
 
     def to_dict(self) -> dict[str, Any]:
-        """The contract form of DESIGN.md, plus the recorded environment."""
+        """The contract form of docs/FORMATS.md, plus the recorded environment."""
         return {
             "status": self.status,
             "exit_code": self.exit_code,

@@ -13,7 +13,7 @@ from typing import Any
 
 
 class StopKind(StrEnum):
-    """Why an attempt ended (DESIGN.md "Stop kinds")."""
+    """Why an attempt ended (docs/FORMATS.md "Stop kinds")."""
 
     RESOLVED = "resolved"  # the harness's own build succeeded
     HACKED = "hacked"  # the build succeeded, but the judge rejected the change (tests or checks removed)

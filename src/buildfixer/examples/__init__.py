@@ -43,7 +43,7 @@ class Example:
         project: directory name of the project under ``EXAMPLES_DIR``.
         variant: name of the patch under ``<project>/variants/`` without ``.patch``.
         build_system: ``"gradle"``, ``"maven"``, ``"python"`` or ``"npm"``.
-        category: the expected failure category (one of the DESIGN.md taxonomy).
+        category: the expected failure category (one of the docs/FORMATS.md taxonomy).
         root_tool: the tool that reports the root error (javac, gradle, pip, tsc, ...).
         root_file: path of the file the root error points at, relative to the project root.
         root_line: 1-based line of the root error in ``root_file``, if it has one.

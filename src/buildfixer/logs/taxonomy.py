@@ -1,4 +1,4 @@
-"""Map an error message to the failure taxonomy of DESIGN.md.
+"""Map an error message to the failure taxonomy of docs/FORMATS.md.
 
 The categories (syntax, resource_missing, configuration, library_unavailable,
 ndk, test_failure, other) say what kind of repair a failure needs, so the
