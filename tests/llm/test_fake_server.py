@@ -75,7 +75,12 @@ def test_bad_requests_and_routes() -> None:
         )
         assert status == 401 and "sk-bad-999999" in raw.decode()  # echoes it, like careless providers
         assert server.remaining == 1 and server.requests == []
-        with urllib.request.urlopen(f"{server.base_url}/models", timeout=10) as response:
+        with pytest.raises(urllib.error.HTTPError) as refused:  # the listing wants the key too, as OpenAI's
+            urllib.request.urlopen(f"{server.base_url}/models", timeout=10)
+        assert refused.value.code == 401
+        key = {"Authorization": "Bearer sk-good-0123456789"}
+        keyed = urllib.request.Request(f"{server.base_url}/models", headers=key)
+        with urllib.request.urlopen(keyed, timeout=10) as response:
             models = json.loads(response.read())
         assert models["object"] == "list" and models["data"][0]["id"] == "fake-model"
 
