@@ -11,10 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from buildfixer.buildsys.jdk import discover_jdks
+from buildfixer.buildsys.jdk import default_jdk, discover_jdks
 from buildfixer.core.paths import cache_root
 from buildfixer.examples import get_example, materialize, materialize_base
 from support.model import call, replace, scripted
+from support.projects import maven_release_project
 
 CLI = [sys.executable, "-m", "buildfixer", "fix"]
 REPORT = "src/main/java/com/example/wordstats/Report.java"
@@ -156,6 +157,59 @@ def test_recipes_switch_the_jdk_for_maven_jdk_level(tmp_path):
     assert out["resolved"] is True and out["llm_calls"] == 0
     assert out["jdk"] == (25 if 25 in installed else installed[-1]) and out["jdk"] >= 21
     assert out["stop_reason"].startswith("repaired by recipe(s)")
+    # The JDK chosen is pinned where the next build (and the user's version manager) reads it.
+    assert "+++ b/.java-version" in out["patch"] and f"\n+{out['jdk']}\n" in out["patch"]
+    assert out["applied"] is True and (project / ".java-version").read_text() == f"{out['jdk']}\n"
+
+
+@pytest.mark.slow
+def test_the_jdk_a_repair_chose_is_pinned_in_the_diff_and_the_next_build_uses_it(tmp_path):
+    newer = min((v for v in (j.version for j in discover_jdks()) if v >= 21), default=None)
+    default = default_jdk()
+    if newer is None or default is None or default.version >= 21:
+        pytest.skip("needs a default JDK older than 21 and a JDK 21 or newer")
+    project = maven_release_project(tmp_path / "shapes")
+    steps = [
+        call("change_java_version", version=newer),
+        call("run_build"),
+        {"content": f"The project builds on JDK {newer}."},
+    ]  # fmt: skip
+    model, trajectory = scripted(tmp_path / "script.json", steps), tmp_path / "t.json"
+    proc = fix(str(project), "--model", model, "--trajectory", str(trajectory))
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    out = proc.stdout.replace("\n", " ")
+    assert "RESOLVED" in out and "+++ b/.java-version" in proc.stdout and f"\n+{newer}\n" in proc.stdout
+    assert f"JDK {newer} is pinned in .java-version (in the diff), where `buildfixer build` and jenv" in out
+    assert "export JAVA_HOME" not in out  # nothing machine-local to copy by hand
+    assert "applied to 1 file(s): .java-version" in out
+    assert (project / ".java-version").read_text() == f"{newer}\n"
+    told = [m["content"] for m in json.loads(trajectory.read_text())["messages"] if m["role"] == "tool"]
+    assert "; pinned in .java-version, which later builds and the developers' jenv" in told[0]
+    build = [sys.executable, "-m", "buildfixer", "build", str(project)]
+    again = subprocess.run(build, capture_output=True, text=True, timeout=600)
+    assert again.returncode == 0 and again.stdout.startswith(f"SUCCESS maven, JDK {newer} (.java-version)")
+
+
+@pytest.mark.slow
+def test_the_pin_follows_the_jdk_the_verdict_builds_on(tmp_path):
+    """The agent switched JDKs, then set the pin back by hand: the pin delivered is the verdict's JDK."""
+    newer = min((v for v in (j.version for j in discover_jdks()) if v >= 21), default=None)
+    default = default_jdk()
+    if newer is None or default is None or default.version >= 21:
+        pytest.skip("needs a default JDK older than 21 and a JDK 21 or newer")
+    project = maven_release_project(tmp_path / "shapes")
+    steps = [
+        call("change_java_version", version=newer),
+        replace(".java-version", str(newer), str(default.version)),
+        {"content": "Done."},
+    ]
+    model, trajectory = scripted(tmp_path / "script.json", steps), tmp_path / "t.json"
+    proc = fix(str(project), "--model", model, "--dry-run", "--json", "--trajectory", str(trajectory))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    out = json.loads(proc.stdout)
+    assert out["resolved"] is True and out["jdk"] == newer
+    assert f"\n+{newer}\n" in out["patch"] and f"+{default.version}\n" not in out["patch"]
+    assert not (project / ".java-version").exists()  # a dry run
 
 
 @pytest.mark.slow

@@ -46,3 +46,54 @@ def npm_project(root: Path, app: str = BROKEN_JS) -> Path:
     (root / "package.json").write_text(json.dumps(package))
     (root / "app.js").write_text(app)
     return root
+
+
+# A Maven project that compiles for Java 21 (a switch over a sealed interface's records): JDK 17
+# cannot build it ("release version 21 not supported"), a JDK 21 or newer can. Plugins pinned to
+# the bundled maven-app's versions, which the test cache already holds.
+RELEASE_POM = """<?xml version="1.0" encoding="UTF-8"?>
+<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>com.example</groupId>
+  <artifactId>shapes</artifactId>
+  <version>1.0.0</version>
+  <properties>
+    <project.build.sourceEncoding>UTF-8</project.build.sourceEncoding>
+    <maven.compiler.release>{release}</maven.compiler.release>
+  </properties>
+  <build>
+    <plugins>
+      <plugin><artifactId>maven-resources-plugin</artifactId><version>3.3.1</version></plugin>
+      <plugin><artifactId>maven-compiler-plugin</artifactId><version>3.11.0</version></plugin>
+      <plugin><artifactId>maven-surefire-plugin</artifactId><version>3.1.2</version></plugin>
+      <plugin><artifactId>maven-jar-plugin</artifactId><version>3.3.0</version></plugin>
+    </plugins>
+  </build>
+</project>
+"""
+SHAPES = """package com.example.shapes;
+
+public class Shapes {
+    sealed interface Shape permits Circle, Square {}
+
+    record Circle(double radius) implements Shape {}
+
+    record Square(double side) implements Shape {}
+
+    static double area(Shape shape) {
+        return switch (shape) {
+            case Circle c -> Math.PI * c.radius() * c.radius();
+            case Square s -> s.side() * s.side();
+        };
+    }
+}
+"""
+
+
+def maven_release_project(root: Path, release: int = 21) -> Path:
+    """Write a Maven project compiling for Java `release` at root (pom.xml, one class); returns root."""
+    source = root / "src" / "main" / "java" / "com" / "example" / "shapes"
+    source.mkdir(parents=True, exist_ok=True)
+    (root / "pom.xml").write_text(RELEASE_POM.format(release=release))
+    (source / "Shapes.java").write_text(SHAPES)
+    return root

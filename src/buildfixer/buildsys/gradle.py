@@ -7,7 +7,7 @@ from pathlib import Path
 
 from buildfixer.buildsys.jdk import Jdk
 from buildfixer.buildsys.options import BuildOptions
-from buildfixer.buildsys.plan import Plan, executable, java_env, version_from_jar_dir
+from buildfixer.buildsys.plan import Plan, executable, java_env, jdk_changed, version_from_jar_dir
 from buildfixer.buildsys.runner import BuildStep
 from buildfixer.core import confined
 
@@ -116,7 +116,7 @@ def plan(project: Path, options: BuildOptions, jdk: Jdk | None) -> Plan:
         # The cold protocol of the study: stop daemons, then clean and build from scratch.
         steps.append(BuildStep([*launcher, "--stop"]))
         tasks = ["clean", *tasks]
-    elif _jdk_changed(state, jdk) and "clean" not in tasks:
+    elif jdk_changed(state, jdk, "gradle") and "clean" not in tasks:
         # Gradle 4.x keeps tasks UP-TO-DATE across a JDK switch: without clean the
         # old JDK's verdict would stand.
         tasks = ["clean", *tasks]
@@ -174,16 +174,3 @@ def _system_has_kotlin_dsl() -> bool:
     path = executable("gradle")
     lib = Path(path).resolve().parent.parent / "lib" if path else None
     return bool(lib and any(lib.glob("gradle-kotlin-dsl*.jar")))
-
-
-def _jdk_changed(state: Path, jdk: Jdk | None) -> bool:
-    """Compare with the JDK of this project's previous build, and remember this one."""
-    stamp = state / "gradle-last-jdk"
-    current = jdk.path if jdk else "default"
-    try:
-        previous = stamp.read_text()
-    except OSError:
-        previous = None
-    state.mkdir(parents=True, exist_ok=True)
-    stamp.write_text(current)
-    return previous is not None and previous != current

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from buildfixer.buildsys.jdk import Jdk
 from buildfixer.buildsys.options import BuildOptions
-from buildfixer.buildsys.plan import Plan, executable, java_env, version_from_jar_dir
+from buildfixer.buildsys.plan import Plan, executable, java_env, jdk_changed, version_from_jar_dir
 from buildfixer.buildsys.runner import BuildStep
 from buildfixer.core import confined
 
@@ -32,7 +32,10 @@ def plan(project: Path, options: BuildOptions, jdk: Jdk | None) -> Plan:
     use_wrapper = (project / "mvnw").is_file() and wanted is not None and _wrapper_cached(wanted)
     launcher = ["sh", "mvnw"] if use_wrapper else [executable("mvn") or "mvn"]
     goals = options.tasks or ["package"]
-    if not options.warm and "clean" not in goals:
+    # After a JDK switch (a pin changed, --jdk), target/ holds the other JDK's classes, which the
+    # compiler takes as up to date: the old JDK's verdict would stand.
+    switched = jdk_changed(options.state_for(project), jdk, "maven")
+    if (not options.warm or switched) and "clean" not in goals:
         goals = ["clean", *goals]
     flags = ["-B", "-ntp", f"-Dmaven.repo.local={options.shared_cache('m2') / 'repository'}"]
     if options.offline:

@@ -51,6 +51,22 @@ def java_env(jdk: Jdk | None) -> dict[str, str]:
     return {"JAVA_HOME": jdk.path, "PATH": f"{jdk.path}/bin{os.pathsep}{os.environ.get('PATH', '')}"}
 
 
+def jdk_changed(state: Path, jdk: Jdk | None, tool: str) -> bool:
+    """Whether this build's JDK differs from the previous build's of the project; remembers this one.
+
+    The stamp (`<tool>-last-jdk`) lives in buildfixer's part of the state, which no sandbox sees.
+    """
+    stamp = state / f"{tool}-last-jdk"
+    current = jdk.path if jdk else "default"
+    try:
+        previous = stamp.read_text()
+    except OSError:
+        previous = None
+    state.mkdir(parents=True, exist_ok=True)
+    stamp.write_text(current)
+    return previous is not None and previous != current
+
+
 def files_digest(project: Path, names: list[str]) -> str:
     """Digest of the named files' contents (missing files count too): the warm-state key."""
     digest = hashlib.sha256()

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from buildfixer.buildsys import gradle, maven, npm, python
 from buildfixer.buildsys.jdk import Jdk, default_jdk, find_jdk
+from buildfixer.buildsys.jdk_pin import choose_jdk
 from buildfixer.buildsys.options import BuildOptions
 from buildfixer.buildsys.plan import missing_submodules
 from buildfixer.buildsys.runner import BuildStep, RunResult, kill_owned, read_tail, run_steps
@@ -76,6 +77,9 @@ def build_project(
 ) -> BuildResult:
     """Run the project's build and return the verdict (errors are read later by the logs layer).
 
+    A Gradle or Maven build runs on `options.jdk`, else on the JDK the project's version files pin
+    (`.java-version`, `.tool-versions`, `.sdkmanrc`: `jdk_pin.choose_jdk`), else on the default JDK.
+
     Raises:
         BuildfixerError: no recognisable build, unknown system, or a JDK that is not installed.
     """
@@ -84,7 +88,9 @@ def build_project(
     name = system or detect_build_system(project)
     if name not in SYSTEMS:
         raise BuildfixerError(f"unknown build system {name!r} (known: {', '.join(SYSTEMS)})")
-    jdk = resolve_jdk(options.jdk) if name in JVM_SYSTEMS or options.jdk is not None else None
+    # A JVM build runs on the JDK named, else on the one the project's version files pin (jdk_pin).
+    choice = choose_jdk(project, options.jdk) if name in JVM_SYSTEMS else None
+    jdk = choice.jdk if choice is not None else resolve_jdk(options.jdk) if options.jdk is not None else None
     plan = SYSTEMS[name].plan(project, options, jdk)
     state = options.state_for(project)
     log_path = (
@@ -126,7 +132,10 @@ def build_project(
         "warm": str(options.warm).lower(),
         "sandbox": options.sandbox,
     }
-    notes = list(plan.notes)
+    notes = [choice.note] if choice is not None and choice.note else []
+    notes += plan.notes
+    if choice is not None and choice.pinned and choice.pin is not None:
+        environment["jdk_pin"] = choice.pin.file  # the JDK came from this version file
     if submodules := missing_submodules(project):
         notes.append(f"git submodules not checked out (the build may need them): {', '.join(submodules)}")
     if run.limit:

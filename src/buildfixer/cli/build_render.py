@@ -38,6 +38,8 @@ def print_build_result(result: BuildResult) -> None:
     out = _console()
     style = _STATUS_STYLE.get(result.status, "bold")
     jdk = f", JDK {result.jdk}" if result.jdk else ""
+    if result.jdk and result.environment.get("jdk_pin"):
+        jdk += f" ({shown(result.environment['jdk_pin'])})"  # the version file that chose it
     out.print(f"[{style}]{result.status.upper()}[/] {result.build_system}{jdk} in {result.duration_s:.1f}s")
     out.print(f"[dim]$ {shown(' '.join(result.command))}[/]")
     if result.environment.get("notes"):

@@ -12,6 +12,7 @@ from rich.console import Console
 
 from buildfixer.agents.recipes import RECIPES
 from buildfixer.buildsys.analyzed import build_and_analyze
+from buildfixer.buildsys.jdk_pin import VERSION_FILES
 from buildfixer.buildsys.options import BuildOptions, cache_domain
 from buildfixer.buildsys.project import stop_daemons
 from buildfixer.cli.build_render import shown
@@ -177,7 +178,9 @@ def _print_fix_row(out: Any, row: dict[str, Any]) -> None:
 
     if row["resolved"]:
         files = ", ".join(row["changed_files"]) or "no file"
-        jdk = f"; build with JDK {row['jdk']}" if row["jdk"] else ""
+        pins = [name for name in VERSION_FILES if name in row["changed_files"]]
+        jdk = f"; JDK {row['jdk']} pinned in {', '.join(pins)}" if pins else ""
+        jdk = jdk or (f"; build with JDK {row['jdk']}" if row["jdk"] else "")
         out.print(f"  [green]repaired[/] in {row['duration_s']}s: {shown(files)}{jdk}")
         if row["patch"]:
             print_patch(out, row["patch"])

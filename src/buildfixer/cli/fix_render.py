@@ -7,6 +7,7 @@ from typing import Any
 from rich.console import Console
 from rich.syntax import Syntax
 
+from buildfixer.buildsys.jdk_pin import READERS, VERSION_FILES
 from buildfixer.cli.build_render import shown
 from buildfixer.core.chat import Usage
 from buildfixer.core.terminal import visible
@@ -57,7 +58,7 @@ def step_tokens(data: dict[str, Any]) -> str:
 
 
 def print_outcome(outcome: FixOutcome, dry_run: bool) -> None:
-    """Verdict, what was done to the project, the diff, the JDK to use, the trajectory path."""
+    """Verdict, what was done to the project, the diff, the JDK it pins, the trajectory path."""
     out = Console(highlight=False, soft_wrap=True)
     attempt = outcome.attempt
     usage = attempt.trajectory.usage
@@ -75,7 +76,17 @@ def print_outcome(outcome: FixOutcome, dry_run: bool) -> None:
             out.print(f"still failing: [magenta]{first.category}[/] {shown(first.message.splitlines()[0])}")
     if outcome.patch:
         print_patch(out, outcome.patch)
-    if attempt.jdk is not None and attempt.jdk != attempt.initial.jdk and attempt.resolved:
+    pins = [name for name in VERSION_FILES if name in outcome.changed_files]
+    switched = attempt.jdk is not None and attempt.jdk != attempt.initial.jdk
+    honoured = attempt.verdict.environment.get("jdk_pin") in pins  # a pin edited by hand, built on
+    if attempt.resolved and pins and (switched or honoured) and attempt.verdict.jdk is not None:
+        readers = ", ".join(dict.fromkeys(r for name in pins for r in READERS[name].split(", ")))
+        out.print(
+            f"[yellow]JDK {attempt.verdict.jdk}[/] is pinned in {', '.join(pins)} (in the diff), where "
+            f"`buildfixer build` and {readers} find it"
+        )
+    elif switched and attempt.resolved:
+        # The pin could not be part of the repair (a git-ignored version file of the user's).
         home = attempt.verdict.environment.get("java_home", "")
         out.print(f"[yellow]build with JDK {attempt.jdk}[/]: export JAVA_HOME={shown(home)}")
     if outcome.refused:

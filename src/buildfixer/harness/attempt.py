@@ -17,7 +17,7 @@ from buildfixer.agents.registry import get_agent
 from buildfixer.agents.trajectory import Trajectory
 from buildfixer.buildsys.analyzed import attach_analysis, build_and_analyze
 from buildfixer.buildsys.jdk import discover_jdks
-from buildfixer.buildsys.project import detect_build_system, stop_daemons
+from buildfixer.buildsys.project import JVM_SYSTEMS, detect_build_system, stop_daemons
 from buildfixer.core.build_result import BuildResult
 from buildfixer.core.chat import ModelError
 from buildfixer.core.progress import Progress, emit
@@ -30,6 +30,7 @@ from buildfixer.judge.judge import judge_patch
 from buildfixer.judge.verdict import Verdict
 from buildfixer.llm import factory
 from buildfixer.memory.sources import error_summary
+from buildfixer.tools.build_tools import pin_choice
 from buildfixer.tools.context import ToolContext
 from buildfixer.tools.web import knowledge_from_env, search_from_env
 from buildfixer.workspace.ledger import EditLedger
@@ -131,6 +132,7 @@ def run_attempt(
     )  # fmt: skip
     ctx.knowledge = ctx.knowledge or memory
     ctx.ledger = EditLedger.open(root)
+    started_jdk = ctx.options.jdk
     trajectory = Trajectory(config.trajectory_path)
     trajectory.meta = {
         "project": str(root), "build_system": ctx.build_system, "agent": agent.name, "model": config.model,
@@ -167,6 +169,11 @@ def run_attempt(
             # A tool the watchdog stopped waiting for may still be building: end it (and its
             # sandbox session) so the verdict builds alone.
             stop_daemons(ctx.root, ctx.options)
+        if ctx.options.jdk is not None and ctx.options.jdk != started_jdk and ctx.build_system in JVM_SYSTEMS:
+            # The JDK the repair chose is part of it: pinned in the project (change_java_version
+            # did so already, unless a discarded try's files were restored since), so that the
+            # verdict, the patch and the user's next build agree on it.
+            pin_choice(ctx, ctx.options.jdk)
         verdict, edited, refused = verdict_build(ctx, config.frozen, progress)
     resolved = grading.is_resolved(verdict.status)
     if resolved and stop.kind is not StopKind.RESOLVED:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from buildfixer.buildsys import gradle
 from buildfixer.buildsys.jdk import discover_jdks
+from buildfixer.buildsys.jdk_pin import READERS, launcher_pin, pin_jdk
 from buildfixer.buildsys.plan import version_from_jar_dir
 from buildfixer.buildsys.project import JVM_SYSTEMS
 from buildfixer.core import confined
@@ -29,7 +30,7 @@ from buildfixer.tools.build_support import (
 )
 from buildfixer.tools.context import ToolContext
 
-__all__ = ["build_tools", "format_build_output", "set_gradle_version"]
+__all__ = ["build_tools", "format_build_output", "pin_choice", "set_gradle_version"]
 
 WRAPPER_PROPERTIES = "gradle/wrapper/gradle-wrapper.properties"
 # Gradle release names: 8.5, 7.6.4, 8.0-rc-1, 8.10-milestone-2.
@@ -101,11 +102,11 @@ def _java_tool(ctx: ToolContext) -> Tool:
         ctx.options.jdk = version
         message = f"Java version set to {version} (JAVA_HOME={jdk.path})"
         if ctx.build_system not in JVM_SYSTEMS:
-            message += (
+            return message + (
                 f". Note: this is a {ctx.build_system} project; the JDK only matters to JVM builds "
                 "(Gradle, Maven) and to Java tools the build calls"
             )
-        return message
+        return message + pin_choice(ctx, version)
 
     tool = make_tool(change_java_version)
     if ctx.build_system == "gradle":
@@ -118,6 +119,21 @@ def _java_tool(ctx: ToolContext) -> Tool:
         schema["enum"] = installed
         schema["description"] += f" Installed here: {', '.join(map(str, installed))}."
     return tool
+
+
+def pin_choice(ctx: ToolContext, version: int) -> str:
+    """Pin the chosen JDK in the project (`jdk_pin.pin_jdk`), so that it is part of the repair.
+
+    Returns what to tell the model: the file that pins it now, or why none could.
+    """
+    try:
+        changed = pin_jdk(ctx.root, version, ctx.pins_created)
+    except ToolError as exc:
+        return f"; the project's JDK pin could not be written ({exc})"
+    pin = launcher_pin(ctx.root)
+    if not changed or pin is None:
+        return ""
+    return f"; pinned in {pin.file}, which later builds and the developers' {READERS[pin.file]} read"
 
 
 def set_gradle_version(root: Path, version: str) -> list[str]:

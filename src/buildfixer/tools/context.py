@@ -46,7 +46,8 @@ class ToolContext:
     Attributes:
         root: The workspace root; no tool reads or writes outside it.
         build_system: The detected build system (gradle, maven, python, npm).
-        options: Build options; `change_java_version` changes `options.jdk` for later builds.
+        options: Build options; `change_java_version` changes `options.jdk` for later builds (and pins
+            it in the project).
         installed_jdks: Major versions `change_java_version` may switch to.
         build_output: "raw" gives the build's own output (as the study did), "condensed" the
             analyzer's prompt-ready view.
@@ -56,6 +57,7 @@ class ToolContext:
         builds: Builds run through tools so far (the last one is the current state).
         ledger: Tells the repair's edits from what builds wrote (None outside a git worktree).
         build_s: Seconds spent in the project's builds so far (`tracked`), for throughput figures.
+        pins_created: Version files `change_java_version` created to pin its JDK (`jdk_pin.pin_jdk`).
     """
 
     root: Path
@@ -69,6 +71,7 @@ class ToolContext:
     builds: list[BuildResult] = field(default_factory=list)
     ledger: EditLedger | None = None
     build_s: float = 0.0
+    pins_created: set[str] = field(default_factory=set)
 
     def __post_init__(self) -> None:
         self.root = self.root.resolve()

@@ -26,6 +26,7 @@ from dataclasses import replace
 
 from buildfixer.buildsys import gradle, maven
 from buildfixer.buildsys.jdk import Jdk, default_jdk, discover_jdks
+from buildfixer.buildsys.jdk_pin import choose_jdk
 from buildfixer.buildsys.options import BuildOptions
 from buildfixer.buildsys.plan import java_env
 from buildfixer.buildsys.project import JVM_SYSTEMS, resolve_jdk
@@ -59,7 +60,10 @@ def runs_a_build(command: str) -> bool:
 
 
 def _current_jdk(ctx: ToolContext) -> Jdk | None:
+    """The JDK builds use now: the one chosen, else (Gradle, Maven) the project's pin, else the default."""
     try:
+        if ctx.build_system in JVM_SYSTEMS:
+            return choose_jdk(ctx.root, ctx.options.jdk).jdk
         return resolve_jdk(ctx.options.jdk)
     except BuildfixerError as exc:
         raise ToolError(str(exc)) from None
@@ -180,8 +184,8 @@ def guidance(ctx: ToolContext) -> str:
         j.version: j for j in discover_jdks() if not ctx.installed_jdks or j.version in ctx.installed_jdks
     }
     try:
-        current = resolve_jdk(ctx.options.jdk)
-    except BuildfixerError:
+        current = _current_jdk(ctx)
+    except ToolError:
         current = default_jdk()
     if jdks:
         listed = "; ".join(f"JDK {v}: {j.path}" for v, j in sorted(jdks.items()))
