@@ -1,9 +1,12 @@
 """`buildfixer view` and `view bundle` as a user runs them: exit codes, the site, the live server."""
 
 import json
+import os
+import re
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import urllib.error
@@ -12,7 +15,9 @@ from pathlib import Path
 
 import pytest
 
+from buildfixer.buildsys.jdk import discover_jdks
 from buildfixer.core.errors import BuildfixerError
+from buildfixer.core.paths import cache_root
 from buildfixer.view.bundle import MARK, write_bundle
 from buildfixer.view.server import open_server
 
@@ -52,6 +57,26 @@ def test_bad_input_is_one_line_and_exit_2(args, tmp_path):
 def test_a_directory_without_results_is_refused(tmp_path):
     done = cli("bundle", str(tmp_path), "--out", str(tmp_path / "site"))
     assert done.returncode == 2 and "holds no results.jsonl" in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("content", "why"),
+    [
+        ("{not json", "not JSON (line 1"),
+        ('{"messages": []}', "JSON, but not a trajectory"),
+        ("[1, 2]", "JSON, but"),
+    ],
+    ids=["not-json", "other-json", "a-list"],
+)
+def test_a_file_that_is_no_trajectory_is_refused_saying_why(tmp_path, content, why):
+    path = tmp_path / "t.json"
+    path.write_text(content)
+    for args in (["bundle", str(path), "--out", str(tmp_path / "site")], [str(path), "--port", "0"]):
+        done = cli(*args)
+        assert done.returncode == 2, done
+        assert done.stderr.strip().splitlines() == [done.stderr.strip()]
+        assert "is not a run directory or a trajectory file" in done.stderr and why in done.stderr
+    assert not (tmp_path / "site").exists()
 
 
 def test_bundle_writes_a_static_site_and_replaces_only_its_own(runs, tmp_path):
@@ -185,3 +210,82 @@ def test_serve_prints_the_url_and_stops_on_ctrl_c(runs):
     assert "stopped" in out
     with pytest.raises(urllib.error.URLError):
         urllib.request.urlopen(url, timeout=5)
+
+
+# --- what the viewer shares: no path of this machine ----------------------------------------------
+
+
+def local_paths(text: str) -> list[str]:
+    """This machine's places named in `text`: the cache, the venv, the home, the temporary folder, cwd."""
+    places = {str(cache_root()), sys.prefix, str(Path.home()), tempfile.gettempdir(), os.getcwd()}
+    places |= {str(jdk.path) for jdk in discover_jdks()}
+    found = set()
+    for place in places:
+        if place not in ("", "/"):
+            found |= set(re.findall(re.escape(place) + r"(?:/[^\s\"'<>]*)?", text))
+    return sorted(found)
+
+
+def site_text(site: Path) -> str:
+    return "\n".join(p.read_text() for p in sorted(site.rglob("*")) if p.is_file())
+
+
+def _served(url: str) -> str:
+    """Every data script the live server has: the list, each attempt and instance, the search texts."""
+    texts = [_get(url + "data.js")[1], _get(url + "search.js")[1], _get(url + "attempt.js?run=0&id=nope")[1]]
+    _, data = parse_script(texts[0])
+    texts += [_get(url + row["detail"])[1] for row in data["attempts"]]
+    texts += [_get(url + instance["detail"])[1] for instance in data["instances"].values()]
+    return "\n".join(texts)
+
+
+def _serving(paths: list[Path]) -> str:
+    server = open_server(paths, 0)
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True).start()
+    try:
+        return _served(server.url)
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_nothing_the_viewer_shares_names_a_local_path(runs, tmp_path):
+    # Recorded run data names this machine's places: a venv, the cache, the home, a JDK, the run itself.
+    jdks = [jdk.path for jdk in discover_jdks()]
+    planted = "".join([
+        f"$ {sys.prefix}/bin/python -m build\n",
+        f"using {cache_root()}/domains/calc/m2 and {Path.home()}/.m2\n",
+        f"java: {jdks[0] if jdks else '-'}/bin/javac, script {os.getcwd()}/scripts/a.json\n",
+    ])  # fmt: skip
+    trajectory = runs[0] / "trajectories" / "calc-plugin__0.json"
+    doc = json.loads(trajectory.read_text())
+    doc["steps"][0]["tool_results"][0]["output"] += planted
+    doc["messages"][3]["content"] += planted
+    trajectory.write_text(json.dumps(doc))
+    assert local_paths(trajectory.read_text() + json.dumps(str(runs[0])))  # the leaks are there to find
+    site = tmp_path / "site"
+    write_bundle([path.resolve() for path in runs], site)  # absolute run paths, as a script would give them
+    shared = site_text(site)
+    assert local_paths(shared) == []
+    assert "<run>/logs/build-1.log" in shared and "<venv>/bin/python -m build" in shared  # said, in its place
+    assert "<cache>/domains/calc/m2" in shared and "<home>/.m2" in shared and " scripts/a.json" in shared
+    served = _serving([path.resolve() for path in runs])
+    assert local_paths(served) == [] and "<venv>/bin/python -m build" in served
+
+
+@pytest.mark.slow
+def test_the_trajectory_fix_printed_opens_bundled_and_served(fixed, tmp_path):
+    project, trajectory = fixed
+    site = tmp_path / "site"
+    done = cli("bundle", str(trajectory), "--out", str(site))
+    assert done.returncode == 0, done.stderr
+    assert "1 attempts, 1 instances" in done.stdout
+    _, listing = parse_script((site / "data.js").read_text())
+    (row,) = listing["attempts"]
+    assert row["instance_id"] == project.name and row["outcome"] == "resolved"
+    _, page = parse_script((site / row["detail"]).read_text())
+    assert any("stray brace" in (item.get("content") or "") for item in page["conversation"])
+    shared = site_text(site)
+    assert local_paths(shared) == [] and str(project) not in shared
+    served = _serving([trajectory])
+    assert "stray brace" in served and local_paths(served) == []

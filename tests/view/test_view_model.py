@@ -4,10 +4,11 @@ import json
 from pathlib import Path
 
 import pytest
-from view_runs import XSS, make_run_a
+from view_runs import LAST_WORDS, XSS, make_run_a
 
 from buildfixer.core.errors import BuildfixerError
-from buildfixer.view.attempt import attempt_page
+from buildfixer.view.attempt import attempt_page, search_text
+from buildfixer.view.local_paths import Places, attempt_places
 from buildfixer.view.runs import attempts, find_attempt, index, instance_page, outcome, read_source, sources
 from buildfixer.view.texts import HEAD_CHARS, TAIL_CHARS, marked_log
 
@@ -66,7 +67,7 @@ def test_a_run_without_finished_attempts_is_empty_not_an_error(tmp_path):
 
 
 def test_bad_run_directories_are_refused(tmp_path):
-    with pytest.raises(BuildfixerError, match="not a run directory"):
+    with pytest.raises(BuildfixerError, match="is not a run directory or a trajectory file"):
         sources([tmp_path / "missing"])
     with pytest.raises(BuildfixerError, match="holds no results.jsonl"):
         sources([tmp_path])
@@ -148,3 +149,82 @@ def test_attempt_numbering_is_stable_across_reads(runs):
     first = [row["key"] for row, _ in attempts(source, run)]
     [(source, run)] = _read(runs[0])
     assert first == [row["key"] for row, _ in attempts(source, run)]
+
+
+def test_a_trajectory_file_is_a_run_of_one_attempt(runs):
+    trajectory = runs[0] / "trajectories" / "calc-semicolon__0.json"
+    [(source, run)] = _read(trajectory)
+    assert source.single and source.label == "calc-semicolon__0.json"
+    [(row, result)] = attempts(source, run)
+    assert (row["instance_id"], row["outcome"], row["stop"]) == ("calc-semicolon", "resolved", "resolved")
+    assert (row["config"], row["llm_calls"], row["duration_s"]) == ("tool/gradlefixer/acme/alpha", 3, 42.0)
+    page = attempt_page(source, run, row, result)
+    assert page["warnings"] == [] and page["patch"] is None  # a trajectory records no patch: "not recorded"
+    assert [m["role"] for m in page["conversation"]][:3] == ["system", "user", "assistant"]
+    # Its folder is no run directory: the harness log beside it (run-a/logs) is not read, only the cache's.
+    assert page["builds"][0]["source"].startswith("the instance's recorded error log")
+    # A fix names no instance: the project's folder does.
+    doc = json.loads(trajectory.read_text())
+    del doc["meta"]["instance_id"]
+    doc["meta"]["source"] = "/home/someone/calc-app"
+    (trajectory.parent / "fix.json").write_text(json.dumps(doc))
+    [(source, run)] = _read(trajectory.parent / "fix.json")
+    assert run.results[0]["instance_id"] == "calc-app"
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "why"),
+    [
+        ("missing.json", None, "it does not exist"),
+        ("notes.txt", "just words\n", "not JSON"),
+        ("list.json", "[1, 2]", "JSON, but not a trajectory"),
+        ("results.json", '{"instance_id": "a", "resolved": true}', "JSON, but not a trajectory"),
+    ],
+)
+def test_a_path_that_is_neither_run_nor_trajectory_is_refused(tmp_path, name, content, why):
+    if content is not None:
+        (tmp_path / name).write_text(content)
+    with pytest.raises(BuildfixerError, match=f"is not a run directory or a trajectory file: {why}"):
+        sources([tmp_path / name])
+
+
+def test_the_gold_patch_is_beside_the_agents_when_the_instance_has_one(runs):
+    [(source, run)] = _read(runs[0])
+    page = attempt_page(source, run, *find_attempt(source, run, "calc-semicolon", "0"))
+    assert page["gold_patch"].startswith("diff --git") and "return x * 2;" in page["gold_patch"]
+    page = attempt_page(source, run, *find_attempt(source, run, "calc-plugin", "0"))
+    assert page["gold_patch"] is None  # the dataset has none for this instance
+
+
+def test_search_text_holds_messages_calls_outputs_and_patch_not_the_system_prompt(runs):
+    [(source, run)] = _read(runs[0])
+    texts = {row["instance_id"]: search_text(run, row, result) for row, result in attempts(source, run)}
+    assert LAST_WORDS["calc-plugin"] in texts["calc-plugin"] and "org.acme" not in texts["calc-semicolon"]
+    assert "BUILD FAILED (exit 1)" in texts["calc-plugin"]  # a tool's output
+    assert '"file_path": "src/main/java/demo/Calc.java"' in texts["calc-plugin"]  # a call's arguments
+    assert "skipTests" in texts["calc-skip-tests"]  # the patch
+    assert not any("You repair builds" in text for text in texts.values())  # the same for every attempt
+
+
+def test_shared_strings_lose_local_places_but_keep_their_lines():
+    cache = "/home/ann/.cache/buildfixer"
+    places = Places((("/srv/runs/r1", "<run>"), ("/home/ann", "~"), (cache, "<cache>")))
+    text = f"log /srv/runs/r1/a.log\n/srv/runs/r10 stays\nvenv {cache}/state/x/venv\n/var/home/ann\n"
+    shown = places.shared(text)  # whole components only; the most specific place wins
+    assert shown == "log <run>/a.log\n/srv/runs/r10 stays\nvenv <cache>/state/x/venv\n/var/home/ann\n"
+    # Control characters from model or build text are spelled out, never passed on; lines stay lines.
+    assert places.shared({"k\x1b[2J": ["red \x1b[31m", "\u202eevil", 3, None]}) == {
+        "k\\x1b[2J": ["red \\x1b[31m", "\\u202eevil", 3, None]
+    }
+
+
+def test_an_attempts_own_places_come_from_its_trajectory():
+    trajectory = {
+        "meta": {"project": "/data/ann/.cache/buildfixer/workspaces/calc/slot-0", "source": "/data/ann/calc",
+                 "initial": {"log_path": "/data/ann/.cache/buildfixer/state/slot-0-1/logs/build-1.log"}},
+    }  # fmt: skip
+    shared = attempt_places(trajectory).shared(
+        "/data/ann/.cache/buildfixer/workspaces/calc/slot-0/src/A.java /data/ann/calc/pom.xml "
+        "/data/ann/.cache/buildfixer/domains/x/m2 /data/ann/notes"
+    )
+    assert shared == "<project>/src/A.java <project>/pom.xml <cache>/domains/x/m2 <home>/notes"

@@ -2,7 +2,9 @@
 
 Run A (`tool/gradlefixer/acme/alpha`): `calc-semicolon` resolved (its tool output holds markup that
 must stay text), `calc-skip-tests` hacked (the judge rejected the patch), `calc-plugin` failed on its
-call budget. Run B (`recipes/gradlefixer/recipes`): the same instances, one resolved.
+call budget after five steps, three of them builds. Each attempt's last reply says something only it
+says (`LAST_WORDS`), for the text search. Run B (`recipes/gradlefixer/recipes`): the same instances,
+one resolved.
 """
 
 import json
@@ -39,6 +41,12 @@ SKIP_PATCH = """diff --git a/pom.xml b/pom.xml
 +    <configuration><skipTests>true</skipTests></configuration>
 """
 
+LAST_WORDS = {
+    "calc-semicolon": "Done: the semicolon is back.",
+    "calc-skip-tests": "Done: the surefire tests are skipped now.",
+    "calc-plugin": "I give up: org.acme:gone exists in no repository.",
+}
+
 INSTANCES = [
     {"instance_id": "calc-semicolon", "origin": "human", "category": "syntax", "build_system": "maven",
      "error_log": COMPILE_LOG, "gold_patch": PATCH, "lines_changed": 2, "files_changed": 1},
@@ -50,29 +58,35 @@ INSTANCES = [
 ]  # fmt: skip
 
 
-def _trajectory(instance_id: str, tool_output: str, verdict: dict, log_path: str | None) -> dict:
-    call = {"id": "call_1", "type": "function", "function": {"name": "run_build", "arguments": "{}"}}
+def _trajectory(
+    instance_id: str, tool_output: str, verdict: dict, log_path: str | None, builds: int = 1
+) -> dict:
+    """A trajectory of `builds` run_build steps (each shown `tool_output`), an edit, and a last reply."""
     edit_args = json.dumps({"file_path": "src/main/java/demo/Calc.java", "old_string": "x * 2\n"})
-    edit = {"id": "call_2", "type": "function", "function": {"name": "replace", "arguments": edit_args}}
-    messages = [
+    edit = {"id": "call_e", "type": "function", "function": {"name": "replace", "arguments": edit_args}}
+    messages: list[dict] = [
         {"role": "system", "content": "You repair builds with the tools you are given."},
         {"role": "user", "content": f"The build of {instance_id} fails:\n{COMPILE_LOG}"},
-        {"role": "assistant", "content": "Let me build first.", "tool_calls": [call]},
-        {"role": "tool", "tool_call_id": "call_1", "content": tool_output},
-        {"role": "assistant", "content": f"A semicolon is missing. {XSS}", "tool_calls": [edit]},
-        {"role": "tool", "tool_call_id": "call_2", "content": "replaced 1 occurrence"},
-        {"role": "assistant", "content": "Done."},
     ]
     usage = {"input_tokens": 1000, "output_tokens": 50, "cost_usd": 0.01}
-    steps = [
-        {"index": 1, "reply": messages[2], "usage": usage, "model_s": 0.5, "llm": True,
-         "tool_results": [{"id": "call_1", "name": "run_build", "arguments": "{}", "output": tool_output,
-                           "error": False, "seconds": 3.5}]},
-        {"index": 2, "reply": messages[4], "usage": usage, "model_s": 0.4, "llm": True,
-         "tool_results": [{"id": "call_2", "name": "replace", "arguments": edit_args,
-                           "output": "replaced 1 occurrence", "error": False, "seconds": 0.01}]},
-        {"index": 3, "reply": messages[6], "usage": usage, "model_s": 0.2, "llm": True, "tool_results": []},
-    ]  # fmt: skip
+    steps: list[dict] = []
+
+    def step(reply: dict, results: list[dict]) -> None:
+        messages.append(reply)
+        messages.extend({"role": "tool", "tool_call_id": r["id"], "content": r["output"]} for r in results)
+        steps.append({"index": len(steps) + 1, "reply": reply, "usage": usage, "model_s": 0.5, "llm": True,
+                      "tool_results": results})  # fmt: skip
+
+    for n in range(1, builds + 1):
+        call = {"id": f"call_{n}", "type": "function", "function": {"name": "run_build", "arguments": "{}"}}
+        said = "Let me build first." if n == 1 else "Again."
+        reply = {"role": "assistant", "content": said, "tool_calls": [call]}
+        step(reply, [{"id": f"call_{n}", "name": "run_build", "arguments": "{}", "output": tool_output,
+                      "error": False, "seconds": 3.5}])  # fmt: skip
+    step({"role": "assistant", "content": f"A semicolon is missing. {XSS}", "tool_calls": [edit]},
+         [{"id": "call_e", "name": "replace", "arguments": edit_args, "output": "replaced 1 occurrence",
+           "error": False, "seconds": 0.01}])  # fmt: skip
+    step({"role": "assistant", "content": LAST_WORDS[instance_id]}, [])
     budget = {"max_calls": 10, "max_tokens": 50000, "max_cost_usd": None, "max_wall_s": 600.0}
     config = {"agent": "tool", "model": "acme/alpha", "toolset": "gradlefixer", "budget": budget}
     return {
@@ -83,7 +97,8 @@ def _trajectory(instance_id: str, tool_output: str, verdict: dict, log_path: str
                  "initial": {"status": "failure", "log_path": log_path, "top_error": None}},
         "messages": messages, "steps": steps,
         "usage": {"input_tokens": 3000, "output_tokens": 150, "cost_usd": 0.03},
-        "llm_calls": 3, "tool_counts": {"run_build": 1, "replace": 1}, "elapsed_s": 42.0, "verdict": verdict,
+        "llm_calls": len(steps), "tool_counts": {"run_build": builds, "replace": 1}, "elapsed_s": 42.0,
+        "verdict": verdict,
     }  # fmt: skip
 
 
@@ -119,7 +134,8 @@ def make_run_a(root: Path, tool_output: str = "") -> Path:
         "calc-plugin": {"resolved": False, "stop": "budget_calls", "status": "failure", "log_path": None},
     }  # fmt: skip
     for iid, verdict in verdicts.items():
-        doc = _trajectory(iid, output, verdict, str(log) if iid == "calc-semicolon" else None)
+        builds = 3 if iid == "calc-plugin" else 1  # the attempt that ran out of calls kept building
+        doc = _trajectory(iid, output, verdict, str(log) if iid == "calc-semicolon" else None, builds)
         (run / "trajectories" / f"{iid}__0.json").write_text(json.dumps(doc))
     write_jsonl(run / "instances.jsonl", INSTANCES)
     write_jsonl(run / "results.jsonl", [

@@ -2,7 +2,8 @@
 
 Imported at CLI start-up: only typer and click at module level; the work is in `buildfixer.view`.
 `buildfixer view RUNDIR...` is the `serve` command: a first argument that names no command is
-taken as a run directory (a directory named `bundle` is written `./bundle`).
+taken as a run directory (a directory named `bundle` is written `./bundle`). A trajectory file
+(the one `buildfixer fix` prints the path of) may stand for a run directory: a run of one attempt.
 """
 
 from __future__ import annotations
@@ -27,14 +28,19 @@ class _ServeByDefault(TyperGroup):
 view_app = typer.Typer(
     name="view",
     cls=_ServeByDefault,
-    help="Browse benchmark runs: `view RUNDIR...` serves them live; `view bundle` writes a static site.",
+    help="Browse benchmark runs or fix trajectories: `view RUNDIR...` serves them live; `view bundle` writes "
+    "a static site.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
 )
 
 RunDirs = Annotated[
-    list[Path], typer.Argument(help="Run directories of `bench run` (the first is run 0 in links).")
+    list[Path],
+    typer.Argument(
+        help="Run directories of `bench run`, or trajectory files (`fix` prints the path); the first is "
+        "run 0 in links."
+    ),
 ]
 
 

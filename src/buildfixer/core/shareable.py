@@ -26,6 +26,7 @@ import os
 import re
 import sys
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -64,24 +65,42 @@ def shareable_text(text: str, project: str | Path | None = None) -> str:
     Returns:
         The text to write into a shared output.
     """
-    return _rules(*_setting(project)).apply(text) if text else text
+    return sharing(project).apply(text) if text else text
 
 
 def shareable_data(data: Any, project: str | Path | None = None) -> Any:
     """`shareable_text` of every string inside a JSON-like value (dict keys included); a copy."""
-    rules = _rules(*_setting(project))
-    return rules.walk(data)
+    return sharing(project).walk(data)
+
+
+def sharing(
+    project: str | Path | None = None, places: Sequence[tuple[str, str]] = (), *, machine: bool = True
+) -> Sharing:
+    """The rules for many texts at once (compiled once); `places` first: (path, placeholder) pairs.
+
+    `places` name what only the caller knows, e.g. the viewer's run directories (`<run>`) or the
+    workspace an attempt ran in (`<project>`); the longer of two nested ones wins. `machine=False`
+    leaves this machine's places for a later pass (one that knows more places of its own).
+    """
+    extra = tuple((str(path), shown) for path, shown in places if path)
+    if not machine:
+        return _rules("", "", "", "", (), (), extra, machine=False)
+    return _rules(*_setting(project), extra)
 
 
 @dataclass(frozen=True)
-class _Rules:
+class Sharing:
+    """Compiled rules: `apply` to a text, `walk` a JSON-like value."""
+
     pattern: re.Pattern[str]
     replacements: tuple[str | None, ...]  # per group; None: relative (the prefix and its "/" dropped)
 
     def apply(self, text: str) -> str:
+        """The text with every local path replaced."""
         return self.pattern.sub(self._replace, text)
 
     def walk(self, data: Any) -> Any:
+        """A copy of `data` with `apply` done to every string in it, dict keys included."""
         if isinstance(data, str):
             return self.apply(data) if data else data
         if isinstance(data, dict):
@@ -122,9 +141,21 @@ def _rules(
     home: str,
     endpoints: tuple[tuple[str, str], ...],
     jdks: tuple[str, ...],
-) -> _Rules:
+    places: tuple[tuple[str, str], ...] = (),
+    *,
+    machine: bool = True,
+) -> Sharing:
     """The rules as one pattern: at each place the first alternative that matches wins."""
     alternatives: list[tuple[str, str | None]] = []
+    spelled: dict[str, str] = {}
+    for path, shown in places:  # the first pair naming a path wins
+        for spelling in _spellings(path):
+            if spelling != "/":  # every path is under "/"
+                spelled.setdefault(spelling, shown)
+    for path in sorted(spelled, key=len, reverse=True):
+        alternatives.append((re.escape(path) + _END, spelled[path]))
+    if not machine:
+        return _compiled(alternatives)
 
     def relative(folder: str) -> None:
         for path in _spellings(folder):
@@ -153,8 +184,14 @@ def _rules(
     literal([tempfile.gettempdir(), "/tmp", "/var/tmp", "/dev/shm"], "<tmp>")
     literal([home], "<home>")
     alternatives.append((_HOMES + _END, "<home>"))
+    return _compiled(alternatives)
+
+
+def _compiled(alternatives: list[tuple[str, str | None]]) -> Sharing:
+    if not alternatives:  # nothing to replace: a pattern that never matches
+        return Sharing(re.compile(r"(?!)"), ())
     pattern = _START + "(?:" + "|".join(f"({regex})" for regex, _ in alternatives) + ")"
-    return _Rules(re.compile(pattern), tuple(placeholder for _, placeholder in alternatives))
+    return Sharing(re.compile(pattern), tuple(placeholder for _, placeholder in alternatives))
 
 
 def _spellings(path: str) -> list[str]:

@@ -2,7 +2,9 @@
 
 The trajectory (agents.trajectory) is the source of everything but the result line's numbers and
 patch. A trajectory may be missing or cut short (an attempt killed mid-step); the page then shows
-what there is and says what is missing.
+what there is and says what is missing. The attempt's own places (its workspace, the user's project,
+the cache of the machine it ran on) are replaced by placeholders here, where they are known
+(`local_paths`).
 """
 
 from __future__ import annotations
@@ -13,14 +15,16 @@ from typing import Any
 from buildfixer.bench.rundir import Run
 from buildfixer.core.paths import file_within
 from buildfixer.view.builds import builds
+from buildfixer.view.local_paths import attempt_places
 from buildfixer.view.runs import Source, outcome
-from buildfixer.view.texts import cap, display_text
+from buildfixer.view.texts import cap, display_text, patch_text
 
 
 def _trajectory(run: Run, result: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
     """The attempt's trajectory document, or an empty one and why it is missing.
 
-    Only a file of the run directory is read (`file_within`): the result line is data.
+    Only a file of the run directory (a trajectory file's own folder) is read (`file_within`): the
+    result line is data.
     """
     name = result.get("trajectory")
     if not isinstance(name, str) or not name:
@@ -148,7 +152,7 @@ def attempt_page(source: Source, run: Run, row: dict[str, Any], result: dict[str
     """Everything the attempt page shows.
 
     Args:
-        source: The run directory as given.
+        source: The run directory (or trajectory file) as given.
         run: The run, as read.
         row: The attempt's list row (`runs.attempts`).
         result: Its result line.
@@ -162,17 +166,21 @@ def attempt_page(source: Source, run: Run, row: dict[str, Any], result: dict[str
     if trajectory and not verdict:
         warnings.append("the trajectory has no verdict: the attempt was cut short or is still running")
     kept = ("status", "stop", "stop_reason", "jdk", "category", "edited", "refused")
-    return {
+    instance = run.instances.get(row["instance_id"], {})
+    # A trajectory file's folder is no run directory (it may be the user's home): only the cache's logs.
+    run_dir = None if source.single else run.path
+    page = {
         "key": row["key"],
         "row": {**row, "outcome": outcome(result, judge)},
-        "run_path": str(source.path),
+        "run_path": source.shown_path,
         "trajectory": result.get("trajectory"),
         "project": meta.get("project"),
         "build_system": meta.get("build_system"),
         "started_at": meta.get("started_at"),
         "conversation": conversation(trajectory),
-        "patch": cap(result.get("patch")),
-        "builds": builds(trajectory, run.instances.get(row["instance_id"], {}), run.path),
+        "patch": patch_text(result.get("patch")),
+        "gold_patch": cap(instance.get("gold_patch")) or None,  # the dataset's reference fix, beside it
+        "builds": builds(trajectory, instance, run_dir),
         "judge": judge if isinstance(judge, dict) else None,
         "verdict": {k: verdict[k] for k in kept if k in verdict},
         "budget": budget(config, trajectory, result),
@@ -180,3 +188,22 @@ def attempt_page(source: Source, run: Run, row: dict[str, Any], result: dict[str
         "error": cap(result.get("error")) or None,  # a crashed attempt's traceback
         "warnings": warnings,
     }
+    shared: dict[str, Any] = attempt_places(trajectory).shared(page)
+    return shared
+
+
+def search_text(run: Run, row: dict[str, Any], result: dict[str, Any]) -> str:
+    """What the list's text search looks in for one attempt: its row's names, messages, calls, patch.
+
+    Each message, tool-call argument and tool output as the page shows it (capped, see `texts`), the
+    system prompt left out (every attempt of a configuration has the same one, so it would match all).
+    """
+    trajectory, _ = _trajectory(run, result)
+    parts = [row["instance_id"], row["config"], row["stop"], row["stop_reason"]]
+    for item in conversation(trajectory):
+        if item["role"] != "system":
+            parts.append(item["content"])
+            parts += [f"{call['name']} {call['arguments']}" for call in item.get("calls") or []]
+    parts += [cap(result.get("patch")), cap(result.get("error"))]
+    text: str = attempt_places(trajectory).shared("\n".join(p for p in parts if p))
+    return text

@@ -27,16 +27,16 @@ BUILD_TOOLS = frozenset({"run_build", "validate_and_build", "run_gradle_command"
 _STATUS = ("BUILD SUCCESSFUL", "BUILD FAILED", "BUILD TIMED OUT", "BUILD COULD NOT START")
 
 
-def _log_file(path: Any, run_dir: Path) -> str | None:
+def _log_file(path: Any, run_dir: Path | None) -> str | None:
     """The text of a harness build log, or None when it is gone (caches are pruned) or not readable.
 
-    Readable: a `.log` the run directory holds, or one in a build-log folder of the cache,
+    Readable: a `.log` the run directory holds (when there is one), or one in a build-log folder of the cache,
     `<cache>/state/<project>/logs/<name>.log`; never a file elsewhere, a symlink, a FIFO
     (`core.paths.file_within`).
     """
     if not isinstance(path, str) or not path.endswith(".log"):
         return None
-    found = file_within(run_dir, path)
+    found = file_within(run_dir, path) if run_dir is not None else None
     if found is None:
         state = cache_root() / "state"
         found = file_within(state, path)
@@ -63,7 +63,9 @@ def _first_line(text: str) -> str:
     return text.split("\n", 1)[0][:300]
 
 
-def builds(trajectory: dict[str, Any], instance: dict[str, Any], run_dir: Path) -> list[dict[str, Any]]:
+def builds(
+    trajectory: dict[str, Any], instance: dict[str, Any], run_dir: Path | None
+) -> list[dict[str, Any]]:
     """Every build of an attempt, in order: the harness's first build, the agent's, the verdict build.
 
     A build the agent ran through a tool refers to its tool call (`call_id`) instead of repeating
@@ -72,7 +74,8 @@ def builds(trajectory: dict[str, Any], instance: dict[str, Any], run_dir: Path) 
     Args:
         trajectory: The attempt's trajectory document (empty when it is missing).
         instance: The instance's dataset row (empty when unknown).
-        run_dir: The run directory (a log is read only from there or buildfixer's cache, see above).
+        run_dir: The run directory (a log is read only from there or buildfixer's cache, see above);
+            None for a trajectory file, whose folder is no run's: then only from the cache.
 
     Returns:
         Dicts with `label`, `status`, `source`, and `text`/`root`/`mark` (see `marked_log`).

@@ -1,9 +1,11 @@
 """`buildfixer view bundle`: the viewer as a static site that opens from `file://`, offline.
 
 Layout of DIR: the page (`index.html`, `app.css`, `*.js`), `data.js` (the attempt list),
-`attempts/N.js` and `instances/N.js` (one page's data each, loaded when the page is opened), and
-`.buildfixer-view`, the mark that lets a later bundle replace DIR. The site is built in a temporary
-directory beside DIR and renamed into place, so a killed bundle never leaves a half-written DIR.
+`attempts/N.js` and `instances/N.js` (one page's data each, loaded when the page is opened),
+`search.js` (each attempt's text, loaded when the list is first searched), and `.buildfixer-view`,
+the mark that lets a later bundle replace DIR. No local path is written (`local_paths`). The site is
+built in a temporary directory beside DIR and renamed into place, so a killed bundle never leaves a
+half-written DIR.
 """
 
 from __future__ import annotations
@@ -16,7 +18,8 @@ from typing import Any
 from buildfixer.bench.rundir import staged_folder
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.view.assets import STATIC, data_script, static_file
-from buildfixer.view.attempt import attempt_page
+from buildfixer.view.attempt import attempt_page, search_text
+from buildfixer.view.local_paths import machine_places
 from buildfixer.view.runs import attempts, index, instance_page, read_source, sources
 
 MARK = ".buildfixer-view"
@@ -54,6 +57,7 @@ def _write(path: Path, text: str | bytes) -> int:
 def _fill(site: Path, paths: Sequence[Path]) -> tuple[int, int, int]:
     """Write the whole site into `site`; (attempts, instances, bytes)."""
     runs = [(source, read_source(source)) for source in sources(paths)]
+    places = machine_places(paths)
     size = sum(_write(site / name, static_file(name)) for name in STATIC)
     files: dict[str, str] = {}
 
@@ -68,13 +72,17 @@ def _fill(site: Path, paths: Sequence[Path]) -> tuple[int, int, int]:
         return instance_files[instance_id]
 
     listing = index(runs, attempt_file, instance_file, live=False)
-    size += _write(site / "data.js", data_script("index", listing))
+    size += _write(site / "data.js", data_script("index", listing, places))
+    texts: dict[str, str] = {}
     for source, run in runs:
         for row, result in attempts(source, run):
             page = attempt_page(source, run, row, result)
-            size += _write(site / files[row["key"]], data_script(f"attempt/{row['key']}", page))
+            size += _write(site / files[row["key"]], data_script(f"attempt/{row['key']}", page, places))
+            texts[row["key"]] = search_text(run, row, result)
+    size += _write(site / "search.js", data_script("search", texts, places))
     for instance_id, name in instance_files.items():
-        size += _write(site / name, data_script(f"instance/{instance_id}", instance_page(runs, instance_id)))
+        page = instance_page(runs, instance_id)
+        size += _write(site / name, data_script(f"instance/{instance_id}", page, places))
     size += _write(site / MARK, "Written by `buildfixer view bundle`; a new bundle replaces it.\n")
     return len(files), len(instance_files), size
 
@@ -83,14 +91,14 @@ def write_bundle(paths: Sequence[Path], out: Path) -> Written:
     """Write the viewer of these runs to `out` as a static site, replacing an earlier bundle there.
 
     Args:
-        paths: Run directories of `buildfixer bench run` (run index 0 is the first).
+        paths: Run directories of `buildfixer bench run`, or trajectory files (run index 0 is the first).
         out: The site's directory (created; an earlier bundle in it is replaced as a whole).
 
     Returns:
         What was written.
 
     Raises:
-        BuildfixerError: A run directory is bad, or `out` holds something other than a bundle.
+        BuildfixerError: A run is bad, or `out` holds something other than a bundle.
     """
     sources(paths)  # bad input stops before anything is written
     _check_out(out, paths)

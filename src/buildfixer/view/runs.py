@@ -1,7 +1,9 @@
 """Run directories as the viewer shows them: labels, one row per attempt, and the instance pages.
 
-Everything returned is plain JSON data for the page. Texts that can be long (logs, patches, tool
-output) are cut to a head and a tail (`cap`), so a 100 MB log never makes a 100 MB page.
+A trajectory file (what `buildfixer fix` writes) is shown as a run of one attempt
+(`trajectory_file`). Everything returned is plain JSON data for the page. Texts that can be long
+(logs, patches, tool output) are cut to a head and a tail (`cap`), so a 100 MB log never makes a
+100 MB page.
 """
 
 from __future__ import annotations
@@ -16,44 +18,53 @@ from typing import Any
 from buildfixer.bench.rundir import RESULTS, Run, config_label, load_run, short_label
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.reports.run_report import stop_kind
-from buildfixer.view.texts import cap, marked_log
+from buildfixer.view.texts import cap, marked_log, patch_text
+from buildfixer.view.trajectory_file import read_trajectory_file, trajectory_run
 
 OUTCOMES = ("resolved", "failed", "hacked")
 
 
 @dataclass(frozen=True)
 class Source:
-    """A run directory given on the command line.
+    """A run directory, or a trajectory file, given on the command line.
 
     Attributes:
-        index: Its position among the given directories (0 for the first): the run part of routes.
-        path: The directory.
+        index: Its position among the given runs (0 for the first): the run part of routes.
+        path: The directory or file, as given.
         label: A short name to show, unique among the given runs.
+        single: True for a trajectory file (a run of one attempt, see `trajectory_file`).
     """
 
     index: int
     path: Path
     label: str
+    single: bool = False
+
+    @property
+    def shown_path(self) -> str:
+        """The path as the page shows it: as given when relative, else only its name (no local folders)."""
+        return str(self.path) if not self.path.is_absolute() else self.path.name
 
 
 def sources(paths: Sequence[Path]) -> list[Source]:
-    """Check the given run directories and name them; a bad one stops with a `BuildfixerError`.
+    """Check the given runs and name them; a bad one stops with a `BuildfixerError`.
 
     Args:
-        paths: Run directories of `buildfixer bench run`, in the order given.
+        paths: Run directories of `buildfixer bench run`, or trajectory files, in the order given.
 
     Returns:
-        One Source per directory, labelled by its name (its parent's too when two names clash).
+        One Source per path, labelled by its name (its parent's too when two names clash).
 
     Raises:
-        BuildfixerError: No directory given, or one is not a directory or holds no results.jsonl.
+        BuildfixerError: Nothing given, a directory holds no results.jsonl, or a path is neither
+            a directory nor a trajectory file.
     """
     if not paths:
-        raise BuildfixerError("name at least one run directory")
+        raise BuildfixerError("name at least one run directory or trajectory file")
     for path in paths:
         if not path.is_dir():
-            raise BuildfixerError(f"{path} is not a run directory (it does not exist or is not a directory)")
-        if not (path / RESULTS).is_file():
+            read_trajectory_file(path)  # a path that is neither stops here, saying why
+        elif not (path / RESULTS).is_file():
             raise BuildfixerError(f"{path} holds no {RESULTS}: not a run directory of `buildfixer bench run`")
     resolved = [path.resolve() for path in paths]
     names = [path.name or str(path) for path in resolved]
@@ -64,7 +75,10 @@ def sources(paths: Sequence[Path]) -> list[Source]:
     ]
     repeated = {label for label, n in Counter(labels).items() if n > 1}
     labels = [f"{label}#{i}" if label in repeated else label for i, label in enumerate(labels)]
-    return [Source(i, path, label) for i, (path, label) in enumerate(zip(paths, labels, strict=True))]
+    return [
+        Source(i, path, label, single=not path.is_dir())
+        for i, (path, label) in enumerate(zip(paths, labels, strict=True))
+    ]
 
 
 def _has_results(path: Path) -> bool:
@@ -81,11 +95,14 @@ def _has_results(path: Path) -> bool:
 def read_source(source: Source) -> Run:
     """Read a run afresh; a run that has not finished an attempt yet is an empty run, not an error.
 
-    A torn last line (an attempt being written) is skipped by `load_run`, with a warning.
+    A torn last line (an attempt being written) is skipped by `load_run`, with a warning. A
+    trajectory file is read as a run of its one attempt (saved after every step, it is always whole).
 
     Raises:
-        BuildfixerError: The directory vanished, or a line before the last one is corrupt.
+        BuildfixerError: The directory or file vanished, or a line before the last one is corrupt.
     """
+    if source.single:
+        return trajectory_run(source.path)
     try:
         return load_run(source.path)
     except BuildfixerError:
@@ -211,7 +228,7 @@ def index(
                     "category": row["category"],
                     "detail": instance_link(row["instance_id"]),
                 }
-        described.append({"index": source.index, "label": source.label, "path": str(source.path),
+        described.append({"index": source.index, "label": source.label, "path": source.shown_path,
                           "attempts": len(pairs), "warnings": list(run.warnings)})  # fmt: skip
     return {"live": live, "runs": described, "attempts": rows, "instances": instances}
 
@@ -233,7 +250,7 @@ def instance_page(runs: Sequence[tuple[Source, Run]], instance_id: str) -> dict[
             label = row["config"]
             empty = {"config": label, "config_short": row["config_short"], "attempts": []}
             column = columns.setdefault(label, empty)
-            column["attempts"].append({**row, "patch": cap(result.get("patch"))})
+            column["attempts"].append({**row, "patch": patch_text(result.get("patch"))})
     if data is None:
         raise BuildfixerError(f"no given run has an attempt on instance {instance_id}")
     first = next(iter(columns.values()))["attempts"][0]

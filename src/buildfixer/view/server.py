@@ -1,9 +1,10 @@
 """`buildfixer view RUNDIR...`: the viewer served live from 127.0.0.1, reading the runs on every request.
 
-The page is the one a bundle holds; only its data scripts differ: `data.js`, `attempt.js?run=&id=&sample=`
-and `instance.js?id=` are built from a fresh read of the run directories, so attempts finished since
-the last request appear on reload (the page also polls `data.js`), and a result line being written
-(a torn last line) is skipped until it is whole.
+The page is the one a bundle holds; only its data scripts differ: `data.js`, `attempt.js?run=&id=&sample=`,
+`instance.js?id=` and `search.js` are built from a fresh read of the run directories, so attempts
+finished since the last request appear on reload (the page also polls `data.js`), and a result line
+being written (a torn last line) is skipped until it is whole. Like a bundle, they hold no local path
+(`local_paths`).
 
 The data scripts would let any web page the user visits read the runs by including them with a
 script tag; requests are therefore served only to the viewer's own pages: the Host header must name
@@ -26,8 +27,9 @@ from buildfixer.bench.rundir import Run
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.core.http_guard import refusal
 from buildfixer.view.assets import CONTENT_TYPES, STATIC, data_script, failure_script, static_file
-from buildfixer.view.attempt import attempt_page
-from buildfixer.view.runs import Source, find_attempt, index, instance_page, read_source, sources
+from buildfixer.view.attempt import attempt_page, search_text
+from buildfixer.view.local_paths import machine_places
+from buildfixer.view.runs import Source, attempts, find_attempt, index, instance_page, read_source, sources
 
 _log = logging.getLogger(__name__)
 HOST = "127.0.0.1"
@@ -45,6 +47,7 @@ class ViewServer(ThreadingHTTPServer):
     def __init__(self, runs: Sequence[Source], port: int) -> None:
         """Listen on 127.0.0.1:port (0: a free port)."""
         self.runs = list(runs)
+        self.places = machine_places([source.path for source in runs])
         super().__init__((HOST, port), _Handler)
 
     @property
@@ -99,23 +102,23 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(200, static_file(name), CONTENT_TYPES[Path(name).suffix])
         elif name in _DATA:
             token, make = _DATA[name](query)
-            self._send(200, _script(token, lambda: make(self.server)), CONTENT_TYPES[".js"])
+            self._send(200, _script(token, lambda: make(self.server), self.server), CONTENT_TYPES[".js"])
         else:
             self._send(404, f"not found: {url.path}\n", "text/plain")
 
 
-def _script(token: str, make: Callable[[], Any]) -> str:
+def _script(token: str, make: Callable[[], Any], server: ViewServer) -> str:
     """The data script for `token`, or one that tells the page what went wrong."""
     try:
-        return data_script(token, make())
+        return data_script(token, make(), server.places)
     except BuildfixerError as exc:
         if token == "index":  # the page shows it in place of the list
             empty = {"live": True, "runs": [], "attempts": [], "instances": {}}
-            return data_script(token, {**empty, "error": str(exc)})
-        return failure_script(token, str(exc))
+            return data_script(token, {**empty, "error": str(exc)}, server.places)
+        return failure_script(token, str(exc), server.places)
     except Exception:  # a bug must not stop the server: the page and stderr say what happened
         traceback.print_exc(file=sys.stderr)
-        return failure_script(token, "the viewer failed to read this (see its terminal)")
+        return failure_script(token, "the viewer failed to read this (see its terminal)", server.places)
 
 
 def _index(query: dict[str, str]) -> tuple[str, Callable[[ViewServer], Any]]:
@@ -141,14 +144,22 @@ def _instance(query: dict[str, str]) -> tuple[str, Callable[[ViewServer], Any]]:
     return f"instance/{instance_id}", lambda server: instance_page(server.read(), instance_id)
 
 
-_DATA = {"data.js": _index, "attempt.js": _attempt, "instance.js": _instance}
+def _search(query: dict[str, str]) -> tuple[str, Callable[[ViewServer], Any]]:
+    def make(server: ViewServer) -> dict[str, str]:
+        return {row["key"]: search_text(run, row, result)
+                for source, run in server.read() for row, result in attempts(source, run)}  # fmt: skip
+
+    return "search", make
+
+
+_DATA = {"data.js": _index, "attempt.js": _attempt, "instance.js": _instance, "search.js": _search}
 
 
 def open_server(paths: Sequence[Path], port: int) -> ViewServer:
     """Check the runs and start listening (not yet serving).
 
     Raises:
-        BuildfixerError: A run directory is bad, or the port cannot be listened on.
+        BuildfixerError: A run is bad, or the port cannot be listened on.
     """
     runs = sources(paths)
     for source in runs:
@@ -165,7 +176,7 @@ def serve(paths: Sequence[Path], port: int, say: Callable[[str], None]) -> None:
     """Serve the viewer until Ctrl-C (or SIGTERM), then close the socket.
 
     Args:
-        paths: Run directories of `buildfixer bench run` (run index 0 is the first).
+        paths: Run directories of `buildfixer bench run`, or trajectory files (run index 0 is the first).
         port: Port on 127.0.0.1; 0 picks a free one.
         say: Prints a line for the user (the URL, and that the server stopped).
     """

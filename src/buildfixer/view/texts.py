@@ -28,6 +28,11 @@ def cap(text: Any) -> str:
     return window_text(text, HEAD_CHARS, TAIL_CHARS)
 
 
+def patch_text(value: Any) -> str | None:
+    """A patch to show; None when it is not recorded (a trajectory file's attempt), unlike "" (no change)."""
+    return None if value is None else cap(value)
+
+
 def display_text(text: Any) -> str:
     """Text as the page shows it: capped, without ANSI codes, a carriage-return redraw as its last state.
 

@@ -1,4 +1,4 @@
-// The run viewer: data loading, hash routes and the attempt list.
+// The run viewer: data loading, hash routes, the attempt list with its text search, and the keys.
 // Routes: #/ (the list), #/attempt/<run-index>/<instance_id>/<sample>, #/instance/<instance_id>.
 "use strict";
 
@@ -6,6 +6,8 @@ const state = {
   index: null,
   filters: {run: "", config: "", origin: "", category: "", stop: "", outcome: ""},
   sort: {col: null, dir: 1},
+  query: "", // the text search: every word must occur in the attempt's text
+  search: null, // key -> lower-cased text of the attempt (search.js), loaded on the first search
   waiting: new Map(), // token -> {resolve, reject} of a data script being loaded
   cache: new Map(), // token -> data (static bundles only: live data is read afresh)
 };
@@ -31,6 +33,7 @@ window.bfView = {
 
 function loadData(src, token) {
   if (state.cache.has(token)) return Promise.resolve(state.cache.get(token));
+  if (state.index.live) src += (src.includes("?") ? "&" : "?") + `t=${Date.now()}`; // never a stale copy
   return new Promise((resolve, reject) => {
     state.waiting.set(token, {resolve, reject});
     const script = bf.el("script", {src, charset: "utf-8"});
@@ -57,10 +60,12 @@ function gotIndex(data) {
   renderHeader();
   if (first) {
     window.addEventListener("hashchange", route);
+    document.addEventListener("keydown", onKey);
     route();
     if (data.live) setInterval(refresh, 4000);
-  } else if (currentRoute().page === "list" && JSON.stringify(data.attempts) !== before) {
-    renderList();
+  } else if (JSON.stringify(data.attempts) !== before) {
+    state.search = null; // new attempts: their texts are read again on the next search
+    if (currentRoute().page === "list") renderList();
   }
 }
 
@@ -112,7 +117,7 @@ function route() {
     if (!row) return missing(`No attempt ${where.id} sample ${where.sample} in run ${where.run}.`);
     main.replaceChildren(bf.el("p", {class: "muted", text: "Loading the attempt…"}));
     loadData(row.detail, `attempt/${row.key}`)
-      .then((data) => main.replaceChildren(bfPages.attempt(data)))
+      .then((data) => main.replaceChildren(bfPages.attempt(data, neighbours(row))))
       .catch((err) => missing(err.message));
   } else if (where.page === "instance") {
     const inst = state.index.instances[where.id];
@@ -152,9 +157,21 @@ function compare(col, kind, dir) {
   };
 }
 
+function words() {
+  return state.query.toLowerCase().split(/\s+/).filter(Boolean);
+}
+
+// The attempts the list shows, in its order: filters, then the text search (once its texts are here).
 function visibleRows() {
+  const wanted = words();
   let rows = state.index.attempts.filter((row) =>
     FILTERS.every(([name, field]) => !state.filters[name] || String(row[field]) === state.filters[name]));
+  if (wanted.length && state.search) {
+    rows = rows.filter((row) => {
+      const text = state.search.get(row.key) || "";
+      return wanted.every((word) => text.includes(word));
+    });
+  }
   if (state.sort.col) {
     const kind = COLUMNS.find((c) => c[0] === state.sort.col)[2];
     rows = rows.slice().sort(compare(state.sort.col, kind, state.sort.dir));
@@ -163,14 +180,14 @@ function visibleRows() {
 }
 
 function filterBar() {
-  const bar = bf.el("form", {class: "filters", onsubmit: (e) => e.preventDefault()});
+  const bar = bf.el("form", {class: "filters", id: "filters", onsubmit: (e) => e.preventDefault()});
   for (const [name, field, label] of FILTERS) {
     const counts = new Map();
     for (const row of state.index.attempts) counts.set(String(row[field]), (counts.get(String(row[field])) || 0) + 1);
     if (name === "run" && counts.size < 2) continue;
     const select = bf.el("select", {id: `filter-${name}`, name, onchange: (e) => {
       state.filters[name] = e.target.value;
-      renderList();
+      renderRows();
     }}, bf.el("option", {value: "", text: `all (${state.index.attempts.length})`}));
     for (const value of [...counts.keys()].sort()) {
       select.append(bf.el("option", {value, selected: value === state.filters[name], text: `${value} (${counts.get(value)})`}));
@@ -180,11 +197,37 @@ function filterBar() {
   return bar;
 }
 
+// The texts of every attempt (search.js: messages, tool calls and outputs, patches), loaded once per
+// set of attempts: a bundle holds them in one script, so searching works from file:// too.
+function loadSearch() {
+  if (state.search) return Promise.resolve();
+  return loadData("search.js", "search").then((texts) => {
+    state.search = new Map(Object.entries(texts).map(([key, text]) => [key, text.toLowerCase()]));
+  });
+}
+
+let searchTimer = null;
+function searchBox() {
+  const input = bf.el("input", {type: "search", id: "search", value: state.query, autocomplete: "off",
+    placeholder: "words in messages, tool output, patches", "aria-label": "search the attempts' text"});
+  input.addEventListener("input", () => {
+    clearTimeout(searchTimer);
+    searchTimer = setTimeout(() => {
+      state.query = input.value;
+      if (!words().length) return renderRows();
+      document.getElementById("summary").textContent = "Searching…";
+      loadSearch().then(renderRows).catch((err) => notice(`search: ${err.message}`));
+    }, 200); // one search per pause in typing, not one per key
+  });
+  return bf.el("label", {class: "search"}, bf.el("span", {text: "search"}), input);
+}
+
 function summary(rows) {
   const total = (key) => rows.reduce((sum, r) => sum + (bf.isNum(r[key]) ? r[key] : 0), 0);
   const by = (o) => rows.filter((r) => r.outcome === o).length;
+  const searched = words().length ? ` matching “${state.query.trim()}”` : "";
   return bf.el("p", {class: "summary", id: "summary"},
-    `${rows.length} of ${state.index.attempts.length} attempts · ${by("resolved")} resolved · ${by("failed")} failed · ` +
+    `${rows.length} of ${state.index.attempts.length} attempts${searched} · ${by("resolved")} resolved · ${by("failed")} failed · ` +
     `${by("hacked")} hacked · ${bf.fmtInt(total("llm_calls"))} LLM calls · ${bf.fmtCost(total("cost_usd"))} · ` +
     `${bf.fmtTime(total("duration_s"))}`);
 }
@@ -208,7 +251,23 @@ function cell(row, col) {
   return bf.el("td", {}, value === null || value === undefined ? "–" : String(value));
 }
 
+// The list page: the filters and the search box stay in place while rows change (typing keeps focus).
 function renderList() {
+  const main = document.getElementById("main");
+  if (!document.getElementById("search")) {
+    main.replaceChildren(bf.el("div", {class: "toolbar"}, bf.el("form", {id: "filters"}), searchBox()),
+      bf.el("p", {id: "summary"}), bf.el("div", {class: "scroll", id: "list"}));
+  }
+  document.getElementById("filters").replaceWith(filterBar()); // new counts when attempts arrive
+  if (words().length && !state.search) {
+    document.getElementById("summary").textContent = "Searching…";
+    loadSearch().then(renderRows).catch((err) => notice(`search: ${err.message}`));
+    return;
+  }
+  renderRows();
+}
+
+function renderRows() {
   const rows = visibleRows();
   const head = bf.el("tr", {});
   for (const [col, label, kind] of COLUMNS) {
@@ -218,7 +277,7 @@ function renderList() {
       onclick: () => {
         const same = state.sort.col === col;
         state.sort = {col, dir: same ? -state.sort.dir : kind === "num" ? -1 : 1};
-        renderList();
+        renderRows();
       }}, label + arrow));
   }
   const body = bf.el("tbody", {});
@@ -227,6 +286,31 @@ function renderList() {
     body.append(bf.el("tr", {class: `attempt ${row.outcome}`, data: {key: row.key}, onclick: () => { location.hash = route; }},
       COLUMNS.map(([col]) => cell(row, col))));
   }
-  const table = bf.el("table", {id: "attempts"}, bf.el("thead", {}, head), body);
-  document.getElementById("main").replaceChildren(filterBar(), summary(rows), bf.el("div", {class: "scroll"}, table));
+  document.getElementById("summary").replaceWith(summary(rows));
+  document.getElementById("list").replaceChildren(bf.el("table", {id: "attempts"}, bf.el("thead", {}, head), body));
+}
+
+// The attempts before and after this one in the list as it is now (filters, search and sort kept).
+function neighbours(row) {
+  const rows = visibleRows();
+  const at = rows.findIndex((r) => r.key === row.key);
+  const route = (r) => (r ? bf.attemptRoute(r.run, r.instance_id, r.sample) : null);
+  if (at < 0) return {prev: null, next: null, position: null, total: rows.length};
+  return {prev: route(rows[at - 1]), next: route(rows[at + 1]), position: at + 1, total: rows.length};
+}
+
+// On an attempt's page: j, n or → opens the next attempt of the list, k, p or ← the previous one.
+const KEYS = {j: "next", n: "next", ArrowRight: "next", k: "prev", p: "prev", ArrowLeft: "prev"};
+function onKey(event) {
+  const where = currentRoute();
+  const typing = event.target.closest && event.target.closest("input, textarea, select, [contenteditable]");
+  if (where.page !== "attempt" || typing || event.ctrlKey || event.metaKey || event.altKey || event.shiftKey) return;
+  const step = KEYS[event.key];
+  if (!step) return;
+  const row = state.index.attempts.find((a) => a.run === where.run && a.instance_id === where.id && a.sample === where.sample);
+  const target = row && neighbours(row)[step];
+  if (target) {
+    event.preventDefault();
+    location.hash = target;
+  }
 }

@@ -59,7 +59,10 @@ bf.textBlock = function (text, opts = {}) {
 
 // A unified diff with added, removed, hunk and file lines coloured.
 bf.diff = function (patch) {
-  if (!patch || !patch.trim()) return bf.el("p", {class: "muted", text: "no change"});
+  if (patch === null || patch === undefined) {
+    return bf.el("p", {class: "muted", text: "not recorded: a trajectory file holds no patch (`buildfixer fix` printed it)"});
+  }
+  if (!patch.trim()) return bf.el("p", {class: "muted", text: "no change"});
   const pre = bf.el("pre", {class: "diff"});
   for (const line of patch.replace(/\n$/, "").split("\n")) {
     let cls = "ctx";

@@ -25,7 +25,7 @@ window.bfPages = (function () {
     return parts.join(" · ");
   }
 
-  function message(item, position, firstUser) {
+  function message(item, position, firstUser, buildCalls) {
     const box = el("div", {class: `msg ${item.role}`, data: {role: item.role}});
     if (item.role === "system") {
       box.append(el("div", {class: "who", text: "system prompt"}), bf.textBlock(item.content, {fold: true, label: "system prompt"}));
@@ -36,7 +36,9 @@ window.bfPages = (function () {
       const head = el("div", {class: "who"}, `tool result · ${t.name || "?"}`, el("span", {class: "muted", text: ` ${t.id || ""}`}),
         bf.isNum(t.seconds) ? ` · ${t.seconds < 1 ? Math.round(t.seconds * 1000) + " ms" : t.seconds.toFixed(1) + " s"}` : "", t.error ? el("span", {class: "badge failed", text: "error"}) : "");
       box.id = `call-${t.id}`;
-      box.append(head, bf.textBlock(item.content, {class: "text output"}));
+      // A build's log folds to its status line: it is what makes a short attempt's page long.
+      const fold = buildCalls.has(t.id);
+      box.append(head, bf.textBlock(item.content, {class: "text output", fold, label: fold ? "build log" : ""}));
       return box;
     }
     const who = item.role === "assistant" ? `assistant${item.step ? " · step " + item.step : ""}` :
@@ -55,7 +57,8 @@ window.bfPages = (function () {
     const items = data.conversation || [];
     if (!items.length) return el("p", {class: "muted", text: "No conversation recorded (the agent called no model)."});
     const firstUser = items.findIndex((m) => m.role === "user");
-    return el("div", {class: "conversation"}, items.map((item, i) => message(item, i, firstUser)));
+    const buildCalls = new Set(data.builds.filter((b) => b.call_id !== undefined).map((b) => b.call_id));
+    return el("div", {class: "conversation"}, items.map((item, i) => message(item, i, firstUser, buildCalls)));
   }
 
   function builds(data) {
@@ -65,7 +68,8 @@ window.bfPages = (function () {
     return el("div", {class: "builds"}, data.builds.map((build) => {
       const text = build.call_id !== undefined ? outputs.get(build.call_id) || "" : build.text;
       const failed = build.root && build.status !== "success" && !String(build.status).startsWith("BUILD SUCCESSFUL");
-      const box = el("details", {class: "build", open: !!failed},
+      // Folded: one line per build (label, status, root error); the log opens on a click.
+      const box = el("details", {class: "build"},
         el("summary", {}, el("span", {class: "build-label", text: build.label}), " — ",
           el("span", {class: failed ? "status bad" : "status", text: build.status || "?"}),
           build.root ? el("span", {class: "muted", text: "  " + bf.describeError(build.root).slice(0, 160)}) : ""),
@@ -102,29 +106,58 @@ window.bfPages = (function () {
     return el("table", {class: "budget"}, el("thead", {}, el("tr", {}, ["budget", "used", "limit", ""].map((h) => el("th", {text: h})))), body);
   }
 
-  function attempt(data) {
+  // The agent's patch, and beside it the dataset's reference fix when the instance has one.
+  function patches(data) {
+    const agent = bf.diff(data.patch);
+    if (!data.gold_patch) return el("div", {id: "agent-patch"}, agent);
+    return el("div", {class: "patches"},
+      el("div", {class: "patch-col", id: "agent-patch"}, el("h3", {text: "the agent's patch"}), agent),
+      el("div", {class: "patch-col", id: "gold-patch"}, el("h3", {text: "gold patch (the dataset's reference fix)"}),
+        bf.diff(data.gold_patch)));
+  }
+
+  // Links to the attempts before and after this one in the list (app.js: neighbours), keys in the footer.
+  function pager(nav) {
+    if (!nav) return "";
+    const link = (route, text, rel) => (route ? el("a", {href: route, rel, class: rel, text}) : el("span", {class: "muted", text}));
+    const where = nav.position ? `attempt ${nav.position} of ${nav.total} in the list` : "not in the list as filtered";
+    return el("nav", {class: "pager"}, link(nav.prev, "‹ previous", "prev"), el("span", {class: "muted", text: where}),
+      link(nav.next, "next ›", "next"));
+  }
+
+  function folded(title, content) {
+    return el("details", {class: "fold-section"}, el("summary", {text: title}), content);
+  }
+
+  function attempt(data, nav) {
     const row = data.row;
     const page = el("article", {class: "attempt-page"});
-    page.append(crumbs(el("a", {href: bf.instanceRoute(row.instance_id), class: "instance-link", text: row.instance_id}), `${row.run_label} · sample ${row.sample}`));
+    page.append(el("div", {class: "heading"},
+      crumbs(el("a", {href: bf.instanceRoute(row.instance_id), class: "instance-link", text: row.instance_id}), `${row.run_label} · sample ${row.sample}`),
+      pager(nav)));
     page.append(el("h1", {}, row.instance_id, " ", bf.badge(row.outcome)));
     page.append(bf.facts([["configuration", row.config], ["run", `${row.run}: ${row.run_label} (${data.run_path})`],
       ["stop", `${row.stop}${row.stop_reason ? " — " + row.stop_reason : ""}`], ["origin / category", `${row.origin} / ${row.category}`],
       ["build system", data.build_system], ["trajectory", data.trajectory], ["started", data.started_at]]));
     for (const w of data.warnings || []) page.append(el("p", {class: "error", text: w}));
     page.append(stats(row));
-    page.append(el("nav", {class: "toc"}, ["patch", "judge", "builds", "conversation", "budgets", "config"].map((id) => el("a", {href: "#", onclick: (e) => {
+    // The conversation first: it is the attempt; builds and configuration fold to one line each.
+    const order = ["conversation", "patch", "judge", "builds", "budgets", "config"];
+    page.append(el("nav", {class: "toc"}, order.map((id) => el("a", {href: "#", onclick: (e) => {
       e.preventDefault();
       document.getElementById(id).scrollIntoView();
     }, text: id}))));
     if (data.error) page.append(bf.section("crash", "Crash", bf.textBlock(data.error, {class: "text output"})));
-    page.append(bf.section("patch", "Final patch", bf.diff(data.patch)));
+    page.append(bf.section("conversation", "Conversation", conversation(data)));
+    page.append(bf.section("patch", data.gold_patch ? "Final patch, and the gold patch" : "Final patch", patches(data)));
     page.append(bf.section("judge", "Judge", judge(data)));
     page.append(bf.section("builds", "Builds", builds(data)));
-    page.append(bf.section("conversation", "Conversation", conversation(data)));
     page.append(bf.section("budgets", "Budgets", budgets(data)));
     page.append(bf.section("config", "Configuration",
-      el("h3", {text: "this attempt (trajectory meta.config)"}), data.config.attempt ? bf.json(data.config.attempt) : el("p", {class: "muted", text: "not recorded"}),
-      el("h3", {text: "the run (config.json)"}), data.config.run ? bf.json(data.config.run) : el("p", {class: "muted", text: "not recorded"})));
+      folded("this attempt (trajectory meta.config)", data.config.attempt ? bf.json(data.config.attempt) : el("p", {class: "muted", text: "not recorded"})),
+      folded("the run (config.json)", data.config.run ? bf.json(data.config.run) : el("p", {class: "muted", text: "not recorded"}))));
+    page.append(el("footer", {class: "keys", id: "keys"},
+      "Keys: j, n or → the next attempt · k, p or ← the previous one (in the list's order, its filters and search applied)"));
     return page;
   }
 
