@@ -285,6 +285,13 @@ def test_a_real_run_whose_verdict_was_the_agents_last_build_reports_it_reused(tm
            "--model", "scripted:bundled", "--only", "semverkit-elif-colon", "--out", str(out)]  # fmt: skip
     done = subprocess.run(run, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
+    (row,) = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    assert row["verdict_reused"] is True and row["validation_s"] == 0 and row["build_s"] > 0  # recorded
+    oracle = tmp_path / "oracle"  # applies the gold patch and builds nothing itself: the verdict is built
+    command = [*run[:7], "oracle", "--only", "semverkit-elif-colon", "--out", str(oracle)]  # --agent oracle
+    done = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    (built,) = [json.loads(line) for line in (oracle / "results.jsonl").read_text().splitlines()]
+    assert built["verdict_reused"] is False and built["validation_s"] > 0, done.stderr[-2000:]
     assert report_command(out, "md") == 0
     md = (out / "report.md").read_text()
     assert "| tool/gradlefixer/scripted:scripts | verdict build | reused |" in md

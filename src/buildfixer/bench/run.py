@@ -343,6 +343,7 @@ def run_one(
         "cost_usd": outcome.get("cost_usd", 0.0),
         "tool_counts": outcome.get("tool_counts", {}),
         "duration_s": outcome.get("duration_s", 0.0),
+        **{key: outcome[key] for key in ("build_s", "validation_s", "verdict_reused") if key in outcome},
         "patch": outcome.get("patch", ""),
         "trajectory": str(trajectory.relative_to(out)),
         "origin": instance.get("origin"),

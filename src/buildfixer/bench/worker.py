@@ -115,7 +115,8 @@ def run_task(task: dict[str, Any]) -> dict[str, Any]:
         "judge": attempt.judge,
         "duration_s": round(time.monotonic() - began, 3),
         "build_s": round(attempt.build_s, 3),  # every build of the attempt, the verdict's included
-        "validation_s": round(attempt.verdict.duration_s, 3),  # the harness's verdict build
+        "validation_s": round(attempt.verdict_s, 3),  # the harness's verdict build (0: reused)
+        "verdict_reused": attempt.verdict_reused,
     }
 
 

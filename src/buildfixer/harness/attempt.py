@@ -52,6 +52,8 @@ class AttemptResult:
     judge: dict[str, Any] | None = None  # the judge's verdict on a resolved attempt's patch
     patch: str = ""  # the repair as a unified diff (what the judge read)
     build_s: float = 0.0  # seconds in the project's builds (the agent's, the loop's, the verdict)
+    verdict_s: float = 0.0  # seconds of the verdict build alone: 0 when the last build's result stood
+    verdict_reused: bool = False  # nothing changed since the last build: its result is the verdict
 
     @property
     def stop_reason(self) -> str:
@@ -147,6 +149,7 @@ def run_attempt(
     edited: list[str] | None = []
     refused: list[str] = []
     initial = initial or _not_built()
+    verdict_s, reused = 0.0, True  # the initial build, when it already succeeds, is the verdict
     if initial.status == "success":
         stop, verdict = Stop(StopKind.RESOLVED, "the build already succeeds"), initial
     else:
@@ -174,7 +177,10 @@ def run_attempt(
             # did so already, unless a discarded try's files were restored since), so that the
             # verdict, the patch and the user's next build agree on it.
             pin_choice(ctx, ctx.options.jdk)
+        before = ctx.build_s
         verdict, edited, refused = verdict_build(ctx, config.frozen, progress)
+        verdict_s = ctx.build_s - before
+        reused = verdict_s == 0.0  # no build ran: the last one's result stood
     resolved = grading.is_resolved(verdict.status)
     if resolved and stop.kind is not StopKind.RESOLVED:
         stop = Stop(StopKind.RESOLVED, stop.detail)  # the harness's build, not the agent's word, decides
@@ -185,7 +191,7 @@ def run_attempt(
     )  # fmt: skip
     attempt = AttemptResult(
         resolved, verdict, initial, trajectory, stop, ctx.options.jdk, time.monotonic() - began, edited,
-        refused, build_s=ctx.build_s, patch=patch,
+        refused, build_s=ctx.build_s, patch=patch, verdict_s=verdict_s, verdict_reused=reused,
     )  # fmt: skip
     if config.judge and attempt.resolved and patch.strip():
         emit(progress, "judge", {"tests": config.judge_tests})
