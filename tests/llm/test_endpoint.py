@@ -98,3 +98,20 @@ def test_check_model_refuses_a_dead_api_base_and_a_local_server_not_started(
     # ollama's default endpoint (localhost:11434) has no server here: refused, named
     with pytest.raises(EndpointUnreachable, match=r"localhost:11434 cannot be reached"):
         check_model("ollama/qwen2.5-coder")
+
+
+@pytest.mark.usefixtures("litellm_loaded")
+def test_the_check_sends_the_key_the_calls_will_send(serve: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    server = serve([], api_key=KEY)
+    for name in ("BUILDFIXER_API_KEY", "OPENAI_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("BUILDFIXER_API_BASE", server.base_url)
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)  # the provider's own variable: litellm sends it
+    check_model("openai/fake-model")
+    monkeypatch.setenv("BUILDFIXER_API_KEY", "sk-not-the-one-0000000000")  # given: sent, and refused
+    with pytest.raises(EndpointUnreachable, match=r"refused the key \(HTTP 401\)"):
+        check_model("openai/fake-model")
+    monkeypatch.delenv("BUILDFIXER_API_KEY")
+    monkeypatch.delenv("OPENAI_API_KEY")  # none at all: the calls would send the placeholder
+    with pytest.raises(EndpointUnreachable, match="refused the key"):
+        check_model("openai/fake-model")

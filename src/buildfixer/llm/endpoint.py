@@ -64,8 +64,14 @@ def _cause(exc: BaseException) -> str:
     return visible(str(exc).splitlines()[0][:160]) if str(exc) else type(exc).__name__
 
 
-def check_reachable(base_url: str, api_key: str | None = None, *, timeout_s: float = PROBE_TIMEOUT_S) -> None:
+def check_reachable(
+    base_url: str, api_key: str | None = None, *, key_known: bool = True, timeout_s: float = PROBE_TIMEOUT_S
+) -> None:
     """Ask `base_url`/models once; raise when the endpoint cannot be used at all.
+
+    `api_key` is the key the calls will send; `key_known` false means they may send another one
+    (found by litellm where we cannot see it), so a refusal of ours proves nothing: the first call
+    will say.
 
     Raises:
         EndpointUnreachable: One line naming the endpoint and the cause: connection refused,
@@ -92,7 +98,7 @@ def check_reachable(base_url: str, api_key: str | None = None, *, timeout_s: flo
         raise EndpointUnreachable(f"model endpoint {shown} cannot be reached: {_cause(exc)}") from None
     except httpx.HTTPError:  # a read timeout or a broken reply: something is listening there
         return
-    if response.status_code in (401, 403):
+    if response.status_code in (401, 403) and key_known:
         raise EndpointUnreachable(
             f"model endpoint {shown} refused the key (HTTP {response.status_code}): set BUILDFIXER_API_KEY "
             "(or the provider's usual variable) to a key it accepts"

@@ -233,13 +233,27 @@ class LiteLLMModel:
             ) from None
         endpoint = self.api_base or self._default_local_base(litellm)
         if endpoint:  # the user's own endpoint: a key is optional (see PLACEHOLDER_API_KEY)
-            check_reachable(endpoint, self._api_key)
+            key, known = self._key_sent(litellm)
+            check_reachable(endpoint, key, key_known=known)
             return
         if missing := self._missing_credentials(litellm):
             raise BuildfixerError(
                 f"model {self.name}: no credentials: set {', '.join(missing)} (or BUILDFIXER_API_KEY); "
                 "for a local server set BUILDFIXER_API_BASE"
             )
+
+    def _key_sent(self, litellm: Any) -> tuple[str | None, bool]:
+        """The key a call would send, and whether it is known (litellm may find one we cannot name).
+
+        As `complete` does: the key given; else, with an API base and no credentials litellm can
+        find, the placeholder; else the provider's usual variable (PROVIDER_API_KEY) when set.
+        """
+        if self._api_key:
+            return self._api_key, True
+        if not self._missing_credentials(litellm):
+            variable = f"{self.name.split('/', 1)[0].upper()}_API_KEY"
+            return os.environ.get(variable), variable in os.environ
+        return (PLACEHOLDER_API_KEY if self.api_base else None), True
 
     def _default_local_base(self, litellm: Any) -> str | None:
         """Where litellm sends a local model given no API base (ollama: localhost:11434), if known."""
