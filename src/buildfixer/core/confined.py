@@ -33,6 +33,7 @@ import secrets
 import stat
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
@@ -108,6 +109,35 @@ class Spot:
         """Close every directory descriptor."""
         while self.dirs:
             os.close(self.dirs.pop())
+
+
+# A policy over every write and removal made through this module in the current context (see
+# `checking_writes`); None, the default, allows everything the rules above allow.
+_WRITE_CHECK: ContextVar[Callable[[str], None] | None] = ContextVar("write_check", default=None)
+
+
+@contextmanager
+def checking_writes(check: Callable[[str], None]) -> Iterator[None]:
+    """Have `check(rel)` pass every write and removal through this module in this context.
+
+    `rel` is the resolved path relative to the root (links inside followed); `check` raises
+    ToolError to refuse, and nothing is written then. For in-place work on a user's checkout
+    (`buildfixer mcp`), where the git-ignored paths stay as they are whichever tool writes (a file
+    tool, a dependency edit, a JDK pin). The context is the thread's own (a `ContextVar`): other
+    threads' writes are not checked.
+    """
+    token = _WRITE_CHECK.set(check)
+    try:
+        yield
+    finally:
+        _WRITE_CHECK.reset(token)
+
+
+def _check_write(spot: Spot) -> None:
+    """Run the context's write check (`checking_writes`) on the spot about to be written or removed."""
+    check = _WRITE_CHECK.get()
+    if check is not None:
+        check(spot.rel)
 
 
 def _readlink(dir_fd: int, name: str) -> str | None:
@@ -320,6 +350,7 @@ class Target:
         spot = self.spot
         if spot.name is None:
             raise ToolError(f"{self.rel} is a directory")
+        _check_write(spot)
         while spot.missing:
             name = spot.missing.pop(0)
             with suppress(FileExistsError):
@@ -495,6 +526,7 @@ def unlink(root: Path, path: str | os.PathLike[str]) -> bool:
         if spot.missing or spot.name is None:
             return False
         refuse_git([*spot.names, spot.name], spot.rel)
+        _check_write(spot)
         try:
             found = os.stat(spot.name, dir_fd=spot.parent, follow_symlinks=False)
             if stat.S_ISDIR(found.st_mode):

@@ -46,6 +46,12 @@ PRESETS: dict[str, list[str]] = {
     "build+gradle": [*_FILES, "run_build", "command"],
     "build+java": [*_FILES, "run_build", "change_java_version"],
     "shell+build+gradle+java": [*_FILES, "run_shell", "run_build", "command", "change_java_version"],
+    # What `buildfixer mcp` serves other agents by default (it adds its own `judge`): the domain
+    # tools, no shell (the client agent has its own).
+    "mcp": [
+        *_FILES, "write_file", "run_build", "command", "change_java_version", "upgrade_gradle",
+        "dependency_upgrade", "remove_dependency", "ask_for_help",
+    ],
     # The industrial repair loop's ten tools.
     "industrial": [
         "ask_for_help", "dependency_upgrade", "find_files", "find_files_with_text", "remove_dependency",
@@ -165,7 +171,16 @@ def _toolset(ctx: ToolContext, preset: str, mask: str, backends: Collection[str]
     missing = [n for n in names if n not in available]
     if missing:
         raise BuildfixerError(f"toolset {preset} needs tools not available here: {', '.join(missing)}")
-    tools = [available[n] for n in names]
+    return mask_tools([available[n] for n in names], mask)
+
+
+def mask_tools(tools: list[Tool], mask: str) -> list[Tool]:
+    """The tools masked as a whole toolset (`names` labels them tool_A, tool_B, ... in this order).
+
+    For a toolset with tools of its own beside a preset's (`buildfixer mcp` adds `judge`).
+    """
+    if mask not in MASK_MODES:
+        raise BuildfixerError(f"unknown mask mode {mask!r} (known: {', '.join(MASK_MODES)})")
     if mask in ("descriptions", "both"):
         tools = [_mask_description(tool) for tool in tools]
     if mask in ("names", "both"):
