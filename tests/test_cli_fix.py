@@ -361,7 +361,7 @@ def test_the_verdict_says_when_builds_ran_unconfined(tmp_path):
 
     project = tmp_path / "project"
     project.mkdir()
-    package = {"name": "t", "version": "1.0.0", "scripts": {"build": "node -e \"process.exit(1)\""}}
+    package = {"name": "t", "version": "1.0.0", "scripts": {"build": 'node -e "process.exit(1)"'}}
     (project / "package.json").write_text(json.dumps(package))
     model = scripted(tmp_path / "script.json", [{"content": "I cannot fix this."}])
     args = [str(project), "--agent", "tool", "--model", model]

@@ -172,6 +172,19 @@ CASES: dict[str, list[str]] = {
     # -- jdks, toolsets --------------------------------------------------------------------------
     "jdks: extra argument": ["jdks", "17"],
     "toolsets: unknown system": ["toolsets", "--system", "nope"],
+    # -- mcp -----------------------------------------------------------------------------------
+    "mcp: missing path": ["mcp", "{w}/nope"],
+    "mcp: path is a file": ["mcp", "{w}/file.txt"],
+    "mcp: no build in dir": ["mcp", "{w}/emptydir-with-notes"],
+    "mcp: unknown toolset": ["mcp", "{w}/project", "--toolset", "nope"],
+    "mcp: unknown mask": ["mcp", "{w}/project", "--mask", "nope"],
+    "mcp: port out of range": ["mcp", "{w}/project", "--http", "65536"],
+    "mcp: port negative": ["mcp", "{w}/project", "--http", "-1"],
+    "mcp: port not a number": ["mcp", "{w}/project", "--http", "abc"],
+    "mcp: jdk not installed": ["mcp", "{w}/project", "--jdk", "3"],
+    "mcp: timeout 0": ["mcp", "{w}/project", "--timeout", "0"],
+    "mcp: timeout nan": ["mcp", "{w}/project", "--timeout", "nan"],
+    "mcp: unknown memory trust": ["mcp", "{w}/project", "--memory-trust", "everyone"],
     # -- examples ------------------------------------------------------------------------------
     "examples: unknown example": ["examples", "--only", "nope"],
     "examples: keep is a file": ["examples", "--keep", "{w}/file.txt"],

@@ -36,29 +36,14 @@ from buildfixer.core.build_result import BuildError, BuildResult
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.core.stops import Stop, StopKind
 from buildfixer.judge.judge import judge_patch
+from buildfixer.logs.rank import similar
 from buildfixer.memory.store import Entry
 from buildfixer.workspace.workspace import apply_patch
 
 MAX_TRIES = 3  # per error (the study's limit)
 MAX_ERRORS = 6  # distinct errors one loop takes on before it gives up
-_SIMILAR = 0.6  # word overlap (Jaccard) above which two messages are the same error
 _PATCH_CHARS = 6_000
 _BUDGET_KINDS = {StopKind.BUDGET_CALLS, StopKind.BUDGET_TOKENS, StopKind.BUDGET_COST, StopKind.BUDGET_TIME}
-
-
-def _words(message: str) -> set[str]:
-    """The words of an error message, without numbers (line numbers and versions move)."""
-    return set(re.findall(r"[a-z_][a-z_.]{2,}", message.lower()))
-
-
-def similar(a: BuildError, b: BuildError) -> bool:
-    """Whether two errors are the same failure: same category and file, mostly the same words."""
-    if a.category != b.category or (a.file or "") != (b.file or ""):
-        return False
-    left, right = _words(a.message), _words(b.message)
-    if not left and not right:
-        return True
-    return len(left & right) / len(left | right) >= _SIMILAR
 
 
 @dataclass

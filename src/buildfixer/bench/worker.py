@@ -26,6 +26,7 @@ from buildfixer.harness.attempt import AttemptConfig, run_attempt
 from buildfixer.harness.remember import remember
 from buildfixer.llm.factory import model_for_instance
 from buildfixer.memory.trust import instance_domain
+from buildfixer.triage import Triage
 from buildfixer.workspace.workspace import Workspace
 
 # The owner token of the builds this attempt runs (see buildsys.runner.kill_owned), once known.
@@ -78,9 +79,11 @@ def run_task(task: dict[str, Any]) -> dict[str, Any]:
     portable["model"] = model_for_instance(portable["model"], instance["instance_id"])  # per-instance scripts
     # The run's own memory (never the one `fix` reads, unless the run was told so: `--memory`),
     # and the instance's trust domain (memory.trust): what it learns is never `fix`'s "same".
+    # The first build is triaged from its log alone (no build): an infrastructure failure ends the
+    # attempt as `infra_error`, which a rerun of the run retries and no report scores.
     config = AttemptConfig.from_portable(
         portable, options=options, trajectory_path=Path(task["trajectory"]), memory_path=Path(task["memory"]),
-        memory_domain=instance_domain(_source(task)),
+        memory_domain=instance_domain(_source(task)), triage="log",
     )  # fmt: skip
     workspace = _workspace(task)
     _OWNER.append(options.owner_token(workspace.root))
@@ -117,7 +120,17 @@ def run_task(task: dict[str, Any]) -> dict[str, Any]:
         "build_s": round(attempt.build_s, 3),  # every build of the attempt, the verdict's included
         "validation_s": round(attempt.verdict_s, 3),  # the harness's verdict build (0: reused)
         "verdict_reused": attempt.verdict_reused,
+        "triage": _triage(attempt.triage),
     }
+
+
+def _triage(found: Triage | None) -> dict[str, Any] | None:
+    """The first build's triage as a result line records it: class, confidence, basis, signals."""
+    if found is None:
+        return None
+    kept = ("class", "confidence", "basis")
+    record = found.to_dict()
+    return {**{key: record[key] for key in kept}, "signals": record["evidence"]["signals"]}
 
 
 def _tasks(command: Any) -> list[str] | None:

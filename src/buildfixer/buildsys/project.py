@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import platform
+import shutil
 import time
 from collections.abc import Iterator
 from dataclasses import replace
@@ -225,3 +226,19 @@ def stop_daemons(project: Path, options: BuildOptions | None = None) -> int:
     options = options or BuildOptions()
     project = project.resolve()
     return close_sessions(project) + kill_owned(options.owner_token(project), grace_s=5.0)
+
+
+def discard_state(state: Path) -> None:
+    """Remove a finished workspace's build state (venv, daemon registry) but keep its build logs.
+
+    The logs stay because a trajectory or a triage record points at them; a venv per run would pile up.
+    """
+    if not state.is_dir():
+        return
+    for entry in state.iterdir():
+        if entry.name == "logs":
+            continue
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry, ignore_errors=True)
+        else:
+            entry.unlink(missing_ok=True)

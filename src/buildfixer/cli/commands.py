@@ -137,6 +137,7 @@ def fix_command(
 ) -> int:  # fmt: skip
     """`buildfixer fix` with its settings (flags over a config file): 0 resolved, 1 not (or not kept)."""
     check_flag("offline", settings.offline)
+    check_flag("no_triage", settings.no_triage)
     options = BuildOptions(
         jdk=settings.jdk,
         timeout_s=settings.timeout,
@@ -144,7 +145,10 @@ def fix_command(
         trust_domain=project_domain(path),
     )
     with_sandbox(options, settings.no_sandbox)
-    config = settings.attempt_config(options=options, trajectory_path=trajectory)
+    # Triage first (docs/TRIAGE.md): at most one more build, and only when the first result is
+    # ambiguous (a failing test: built again; a base commit that differs from HEAD: built).
+    triaged = {"triage": "off"} if settings.no_triage else {"triage": "full", "triage_base": settings.base}
+    config = settings.attempt_config(options=options, trajectory_path=trajectory, **triaged)
     outcome = fix_project(path, config, dry_run=dry_run, progress=ProgressPrinter(), pr=pr)
     attempt = outcome.attempt
     if as_json:
@@ -153,6 +157,7 @@ def fix_command(
             "trajectory": str(outcome.trajectory_path), "applied": outcome.applied, "jdk": attempt.jdk,
             "stop": attempt.stop.kind.value, "stop_reason": attempt.stop_reason, "refused": outcome.refused,
             "conflict": outcome.conflict or None, "sandbox": options.sandbox, "judge": attempt.judge,
+            "triage": attempt.triage.to_dict() if attempt.triage else None,
             **({"pr": outcome.pull_request.to_dict() if outcome.pull_request else None} if pr else {}),
         })  # fmt: skip
     else:

@@ -5,13 +5,16 @@ from __future__ import annotations
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.syntax import Syntax
 
 from buildfixer.buildsys.jdk_pin import READERS, VERSION_FILES
 from buildfixer.cli.build_render import shown
+from buildfixer.cli.triage_commands import build_label, triage_lines
 from buildfixer.core.chat import Usage
 from buildfixer.core.terminal import visible
 from buildfixer.delivery.fix import FixOutcome
+from buildfixer.triage import PRE_EXISTING
 
 
 class ProgressPrinter:
@@ -28,7 +31,11 @@ class ProgressPrinter:
                 "initial": "building the project as it is",
                 "verdict-reused": "verdict: nothing changed since the last build, its result stands",
             }.get(data["phase"], "verdict build")
-            self.console.print(f"[dim]… {label}[/]")
+            if data["phase"].startswith("triage-"):
+                label = build_label(data)
+            self.console.print(f"[dim]… {escape(label)}[/]")
+        elif event == "triage":  # what the first build's failure is, before any repair
+            self.console.print(f"[dim]triage: {shown(data['triage'].headline())}[/]")
         elif event == "step":
             self.step = data["step"]
             recipe = f" recipe {shown(data['recipe'])}" if data.get("recipe") else ""
@@ -63,8 +70,13 @@ def print_outcome(outcome: FixOutcome, dry_run: bool) -> None:
     attempt = outcome.attempt
     usage = attempt.trajectory.usage
     cost = f"${usage.cost_usd:.4f}" + ("" if usage.cost_known else " (unknown price: lower bound)")
+    triaged = attempt.triage
     if attempt.initial.status == "success":
         out.print("[bold green]nothing to fix[/]: the build already succeeds")
+    elif triaged is not None and triaged.stops_repair:
+        out.print(f"[bold yellow]NOT REPAIRED[/]: the failure is {triaged.kind}, so it was not patched")
+        for line in triage_lines(triaged):
+            out.print(shown(line))
     elif attempt.resolved:
         out.print(
             f"[bold green]RESOLVED[/] in {attempt.duration_s:.0f}s · {attempt.llm_calls} LLM call(s) · {cost}"
@@ -74,6 +86,8 @@ def print_outcome(outcome: FixOutcome, dry_run: bool) -> None:
         if attempt.verdict.errors:
             first = attempt.verdict.errors[0]
             out.print(f"still failing: [magenta]{first.category}[/] {shown(first.message.splitlines()[0])}")
+    if triaged is not None and triaged.kind == PRE_EXISTING:
+        out.print(f"[yellow]already on the base[/]: {shown(triaged.basis)} (this branch did not cause it)")
     if outcome.patch:
         print_patch(out, outcome.patch)
     pins = [name for name in VERSION_FILES if name in outcome.changed_files]

@@ -16,6 +16,7 @@ from buildfixer.cli.bench import bench_app
 from buildfixer.cli.curate import curate_app
 from buildfixer.cli.env import env_app
 from buildfixer.cli.export import export_app
+from buildfixer.cli.mcp import mcp_command
 from buildfixer.cli.memory import memory_app
 from buildfixer.cli.settings import (
     AgentOpt,
@@ -38,6 +39,7 @@ from buildfixer.cli.settings import (
     ToolsetOpt,
     with_config_file,
 )
+from buildfixer.cli.triage import triage_command
 from buildfixer.cli.view import view_app
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.core.terminal import visible
@@ -160,6 +162,13 @@ def fix(
     offline: Annotated[bool, typer.Option(help="No network for the build tool.")] = False,
     no_sandbox: NoSandboxOpt = False,
     trajectory: Annotated[Path | None, typer.Option(help="Write the trajectory JSON here.")] = None,
+    no_triage: Annotated[
+        bool, typer.Option("--no-triage", help="Repair without triage first (flaky and infra failures too).")
+    ] = False,
+    base: Annotated[
+        str | None,
+        typer.Option(help="The base ref triage compares with (default: found).", show_default=False),
+    ] = None,
     dry_run: Annotated[bool, typer.Option(help="Only print the patch; never change PATH.")] = False,
     pr: Annotated[
         bool,
@@ -180,7 +189,7 @@ def fix(
         max_tokens=max_tokens, max_cost=max_cost, max_time=max_time, temperature=temperature,
         max_output_tokens=max_output_tokens, model_timeout=model_timeout, seed=seed, judge_model=judge_model,
         memory_trust=memory_trust,
-        jdk=jdk, timeout=timeout, offline=offline, no_sandbox=no_sandbox,
+        jdk=jdk, timeout=timeout, offline=offline, no_sandbox=no_sandbox, no_triage=no_triage, base=base,
     )  # fmt: skip
     settings = with_config_file(ctx, config_file, given)
     raise typer.Exit(commands.fix_command(path, settings, trajectory, dry_run, as_json, pr))
@@ -214,6 +223,8 @@ def judge(
     raise typer.Exit(run(project, patch, run_tests, no_sandbox, as_json, judge_model))
 
 
+app.command(name="mcp")(mcp_command)
+app.command(name="triage")(triage_command)
 app.add_typer(bench_app, name="bench")
 app.add_typer(curate_app, name="curate")
 app.add_typer(memory_app, name="memory")

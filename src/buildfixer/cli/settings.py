@@ -173,6 +173,8 @@ class FixSettings(AttemptSettings):
     timeout: float  # of each build, in seconds
     offline: bool
     no_sandbox: bool
+    no_triage: bool = False  # repair whatever the first build's failure is (docs/TRIAGE.md)
+    base: str | None = None  # the base ref triage compares with (None: found)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import shutil
 import stat
 import time
 from dataclasses import dataclass, field
@@ -17,7 +16,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from buildfixer.buildsys.jdk import find_jdk
-from buildfixer.buildsys.project import detect_build_system, stop_daemons
+from buildfixer.buildsys.project import detect_build_system, discard_state, stop_daemons
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.core.paths import cache_root
 from buildfixer.core.progress import Progress
@@ -33,6 +32,7 @@ from buildfixer.harness.checks import check_output_path
 from buildfixer.harness.remember import memory_path, remember
 from buildfixer.llm.factory import check_model
 from buildfixer.memory.trust import repository_domain
+from buildfixer.triage import find_base
 from buildfixer.workspace.git import git, git_bytes, literal
 from buildfixer.workspace.owners import owner_is_dead
 from buildfixer.workspace.workspace import Workspace
@@ -78,6 +78,8 @@ def fix_project(
         raise BuildfixerError(f"not a directory: {project}")
     if pr and dry_run:
         raise BuildfixerError("--pr and --dry-run exclude each other (--pr never changes the working tree)")
+    if config.triage == "full" and config.triage_checkout is None:
+        config.triage_checkout = project  # the base is found in the user's checkout, never the snapshot
     check_usable(project, config)
     repository = repository_of(project) if pr else None
     if config.trajectory_path is None:
@@ -112,7 +114,9 @@ def fix_project(
         applied, conflict, pull = False, "", None
         if attempt.resolved and changed and repository is not None:
             root, folder = repository
-            text = message(attempt.initial, attempt.verdict, patch, attempt.judge, workspace.root)
+            text = message(
+                attempt.initial, attempt.verdict, patch, attempt.judge, workspace.root, attempt.triage
+            )
             pull = open_pull_request(root, commit_on_branch(root, folder, patch, text), text)
         elif attempt.resolved and changed and not dry_run:
             try:
@@ -130,28 +134,13 @@ def fix_project(
     )  # fmt: skip
 
 
-def discard_state(state: Path) -> None:
-    """Remove a finished workspace's build state (venv, daemon registry) but keep its build logs.
-
-    The logs stay because the trajectory points at them; a venv per run would pile up.
-    """
-    if not state.is_dir():
-        return
-    for entry in state.iterdir():
-        if entry.name == "logs":
-            continue
-        if entry.is_dir() and not entry.is_symlink():
-            shutil.rmtree(entry, ignore_errors=True)
-        else:
-            entry.unlink(missing_ok=True)
-
-
 def check_usable(project: Path, config: AttemptConfig) -> None:
     """Refuse what would fail only later, before any snapshot or build.
 
-    That is: no build, a JDK that is not installed, a trajectory that cannot be written, or a
-    model that could not answer (a missing or malformed script, an unknown provider, missing
-    credentials: `llm.factory.check_model`, which imports litellm for a litellm model).
+    That is: no build, a JDK that is not installed, a trajectory that cannot be written, a base
+    ref for triage that the repository does not have, or a model that could not answer (a
+    missing or malformed script, an unknown provider, missing credentials:
+    `llm.factory.check_model`, which imports litellm for a litellm model).
 
     Raises:
         BuildfixerError: The first problem, in one line.
@@ -161,6 +150,8 @@ def check_usable(project: Path, config: AttemptConfig) -> None:
         find_jdk(config.options.jdk)
     if config.trajectory_path is not None:
         check_output_path("trajectory", config.trajectory_path, directory=False)
+    if config.triage_base and config.triage_checkout is not None:
+        find_base(config.triage_checkout, config.triage_base)  # a base that is no ref: one line, exit 2
     agent = config.agent_name()
     if config.judge_model:
         check_model(config.judge_model, **config.model_settings.model_kwargs())

@@ -33,6 +33,7 @@ from buildfixer.delivery.github_report import (
     write_outputs,
 )
 from buildfixer.delivery.pull_request import PullRequest, open_pull_request
+from buildfixer.triage import FLAKY, INFRA
 from buildfixer.workspace.git import git
 
 BRANCH_PREFIX = "buildfixer/fix-"
@@ -291,7 +292,11 @@ def main(env: Mapping[str, str] | None = None, out: TextIO | None = None) -> int
         if not url and not refused:
             out.write(f"::warning::{scrub(note, secrets)}\n")
     _write_results(settings, result, url, note, env, secrets)
-    if not resolved:
+    kind = (result.get("triage") or {}).get("class")
+    if not resolved and kind in (FLAKY, INFRA):  # triage: reported, never patched
+        basis = scrub(str(result["triage"].get("basis") or ""), secrets)
+        out.write(f"::warning::buildfixer did not patch the build: the failure is {kind}: {basis}\n")
+    elif not resolved:
         reason = str(result.get("stop_reason") or result.get("stop") or "")
         out.write(f"::error::buildfixer could not repair the build: {scrub(reason, secrets)}\n")
     out.write(

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from buildfixer.core.shareable import shareable_text
+from buildfixer.triage import FLAKY, INFRA, PRE_EXISTING
 
 # GitHub caps a step summary at 1 MiB; the diff is cut well below, so the rest always fits.
 _DIFF_LIMIT = 60_000
@@ -68,6 +69,24 @@ def judge_line(judge: dict[str, Any] | None) -> str:
     return f"{verdict} ({len(findings)} finding(s))" if findings else f"{verdict}, no findings"
 
 
+def triage_line(triage: dict[str, Any] | None) -> str:
+    """What the failure was (`fix`'s triage, docs/TRIAGE.md) in a table cell; "" when not triaged.
+
+    Flaky and infrastructure failures are never patched: the cell says so, a pre-existing one says
+    the failure was already on the base.
+    """
+    kind = (triage or {}).get("class")
+    if not triage or not kind:
+        return ""
+    basis = str(triage.get("basis") or "").replace("|", "\\|").replace("\n", " ")
+    after = {
+        FLAKY: " Not patched: build again.",
+        INFRA: " Not patched: the project is not what failed.",
+        PRE_EXISTING: " The failure was already on the base branch.",
+    }.get(str(kind), "")
+    return f"**{kind}** ({triage.get('confidence', 0):.2f}): {basis}.{after}"
+
+
 def findings_markdown(judge: dict[str, Any] | None) -> list[str]:
     """One bullet per judge finding: rule, place, detail."""
     findings = (judge or {}).get("findings") or []
@@ -95,6 +114,8 @@ def summary_markdown(result: dict[str, Any], run: RunInfo, pull: str) -> str:
     reason = str(result.get("stop_reason") or "").replace("|", "\\|").replace("\n", " ")
     lines.append(f"| Stop | {stop}{': ' + reason if reason and reason != stop else ''} |")
     lines.append(f"| Judge | {judge_line(result.get('judge'))} |")
+    if triaged := triage_line(result.get("triage")):
+        lines.append(f"| Triage | {triaged} |")
     cell = pull.replace("|", "\\|")
     lines.append(f"| Pull request | {cell} |")
     lines.append(f"| Artifacts | `{run.artifact}` (the patch, the trajectory, the result) |")

@@ -22,6 +22,7 @@ from typing import Any
 from buildfixer.core.build_result import BuildResult
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.core.shareable import shareable_text
+from buildfixer.triage import PRE_EXISTING, Triage
 from buildfixer.workspace.git import git, git_environment
 
 _PREFIX = "buildfixer/fix-"
@@ -77,8 +78,12 @@ def message(
     patch: str,
     judge: dict[str, Any] | None,
     workspace: Path | None = None,
+    triage: Triage | None = None,
 ) -> str:
     """The commit message: the root error, the change, the judge's verdict, the build that proves it.
+
+    With `triage`, what the failure was (docs/TRIAGE.md); a `pre_existing` one says the failure was
+    already on the base, so a reviewer does not look for its cause in the branch.
 
     The subject is at most `SUBJECT_LIMIT` characters, cut after a whole word (with "…") when
     longer; the body holds the root error and the verdict build's command whole. The paths of this
@@ -91,6 +96,10 @@ def message(
     title = subject(f"Fix {initial.category or 'build'} failure: {headline}")
     where = f"{shareable_text(error.location(), workspace)}: " if error and error.location() else ""
     lines = [title, "", f"Root error ({initial.build_system}, {initial.category}):", f"  {where}{headline}"]
+    if triage is not None and triage.kind is not None:
+        already = " The failure was already on the base branch." if triage.kind == PRE_EXISTING else ""
+        basis = shareable_text(triage.basis, workspace)
+        lines += ["", f"Triage: {triage.kind} ({triage.confidence:.2f}): {basis}.{already}"]
     lines += ["", "Changes:"]
     lines += [f"  {path} (+{added} -{removed})" for path, added, removed in _numstat(patch)]
     findings = (judge or {}).get("findings") or []

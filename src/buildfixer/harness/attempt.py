@@ -20,6 +20,7 @@ from buildfixer.buildsys.jdk import discover_jdks
 from buildfixer.buildsys.project import JVM_SYSTEMS, detect_build_system, stop_daemons
 from buildfixer.core.build_result import BuildResult
 from buildfixer.core.chat import ModelError
+from buildfixer.core.errors import BuildfixerError
 from buildfixer.core.progress import Progress, emit
 from buildfixer.core.protocols import Model
 from buildfixer.core.stops import Stop, StopKind
@@ -33,6 +34,7 @@ from buildfixer.memory.sources import error_summary
 from buildfixer.tools.build_tools import pin_choice
 from buildfixer.tools.context import ToolContext
 from buildfixer.tools.web import knowledge_from_env, search_from_env
+from buildfixer.triage import FLAKY, INFRA, Triage, find_base, triage
 from buildfixer.workspace.ledger import EditLedger
 
 
@@ -54,6 +56,7 @@ class AttemptResult:
     build_s: float = 0.0  # seconds in the project's builds (the agent's, the loop's, the verdict)
     verdict_s: float = 0.0  # seconds of the verdict build alone: 0 when the last build's result stood
     verdict_reused: bool = False  # nothing changed since the last build: its result is the verdict
+    triage: Triage | None = None  # what the first build's failure is (config.triage; None: not triaged)
 
     @property
     def stop_reason(self) -> str:
@@ -145,13 +148,19 @@ def run_attempt(
         emit(progress, "build", {"phase": "initial"})
         initial = initial or current_build(ctx)
         trajectory.meta["initial"] = _summary(initial)
+    found = triage_first(ctx, initial, config, progress) if agent.builds_first and initial else None
+    if found is not None:
+        trajectory.meta["triage"] = found.to_dict()
     trajectory.save()
     edited: list[str] | None = []
     refused: list[str] = []
     initial = initial or _not_built()
     verdict_s, reused = 0.0, True  # the initial build, when it already succeeds, is the verdict
+    halt = triage_stop(found, config)
     if initial.status == "success":
         stop, verdict = Stop(StopKind.RESOLVED, "the build already succeeds"), initial
+    elif halt is not None:  # flaky or infrastructure: reported, never patched; no agent, no verdict build
+        stop, verdict = halt, initial
     else:
 
         def make_model(spec: str) -> Model:
@@ -191,12 +200,53 @@ def run_attempt(
     )  # fmt: skip
     attempt = AttemptResult(
         resolved, verdict, initial, trajectory, stop, ctx.options.jdk, time.monotonic() - began, edited,
-        refused, build_s=ctx.build_s, patch=patch, verdict_s=verdict_s, verdict_reused=reused,
+        refused, build_s=ctx.build_s, patch=patch, verdict_s=verdict_s, verdict_reused=reused, triage=found,
     )  # fmt: skip
     if config.judge and attempt.resolved and patch.strip():
         emit(progress, "judge", {"tests": config.judge_tests})
         judge_attempt(attempt, patch, config, root)
     return attempt
+
+
+def triage_first(
+    ctx: ToolContext, initial: BuildResult, config: AttemptConfig, progress: Progress | None
+) -> Triage | None:
+    """The first build's triage as `config.triage` says (None when off, or when the build succeeded).
+
+    "full" may build again in the workspace (tracked like any build of the attempt) and build the
+    base commit found in `config.triage_checkout`; "log" reads the first build alone.
+    """
+    if config.triage == "off" or initial.ok:
+        return None
+    full = config.triage == "full"
+    base, note = None, ""
+    if full and config.triage_checkout is not None:
+        try:
+            base, note = find_base(config.triage_checkout, config.triage_base)
+        except BuildfixerError as exc:  # the callers check a given base before building: a race at worst
+            note = str(exc)
+    found = triage(
+        initial, ctx.root, max_builds=config.triage_builds if full else 0,
+        rebuild=(lambda: current_build(ctx)) if full else None, base=base, base_note=note,
+        options=ctx.options, system=ctx.build_system, progress=progress,
+    )  # fmt: skip
+    emit(progress, "triage", {"triage": found})
+    return found
+
+
+def triage_stop(found: Triage | None, config: AttemptConfig) -> Stop | None:
+    """How triage ends an attempt before the agent: an infrastructure failure always, a flaky one in "full".
+
+    The benchmark ("log") keeps a flaky marker's failure: its instances were validated as failing
+    every time, and only an infrastructure failure must never be scored.
+    """
+    if found is None:
+        return None
+    if found.kind == INFRA:
+        return Stop(StopKind.INFRA_ERROR, f"triage: infra: {found.basis}")
+    if found.kind == FLAKY and config.triage == "full":
+        return Stop(StopKind.DECLINED, f"triage: flaky, not repaired: {found.basis}")
+    return None
 
 
 def _not_built() -> BuildResult:

@@ -107,6 +107,13 @@ class AttemptConfig(BaseModel):
         memory_path: The fix memory read and written (None: the default one, in the cache).
         memory_domain: The trust domain of the repository repaired (memory.trust), what its
             repair is remembered under; None: unknown (only the user's entries are taken).
+        triage: What the first build's failure is, before the agent (triage, docs/TRIAGE.md): "off";
+            "log" (from its status and log alone, no build: the benchmark's), where an `infra`
+            failure ends the attempt as `infra_error`; "full" (`fix`'s), which may also build again
+            and build the base commit, and where a `flaky` failure ends it too, unpatched (`declined`).
+        triage_builds: The builds "full" triage may run besides the first.
+        triage_base: The base ref to compare with (None: found, see triage.base).
+        triage_checkout: The user's checkout the base is found in (None: no base is compared).
     """
 
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
@@ -130,6 +137,10 @@ class AttemptConfig(BaseModel):
     memory_trust: str = DEFAULT_TRUST
     memory_path: Path | None = None
     memory_domain: str | None = None
+    triage: Literal["off", "log", "full"] = "off"
+    triage_builds: int = Field(default=1, ge=0, le=10, strict=True)
+    triage_base: str | None = None
+    triage_checkout: Path | None = None
 
     @field_validator("memory_trust")
     @classmethod

@@ -29,12 +29,32 @@ _MIN_QUOTED = 20
 # Starting only where blanks start: the same matches, without rescanning a run of blanks.
 _HELP = re.compile(r"(?<!\s)\s*-> \[help \d+\]")
 _SPACE = re.compile(r"\s+")
+_SIMILAR = 0.6  # word overlap (Jaccard) above which two messages are the same error
 
 
 def normalize_message(message: str) -> str:
     """A comparison key for messages: case, spacing and Maven's help links ignored."""
     text = _SPACE.sub(" ", _HELP.sub("", message.lower())).strip()
     return text.rstrip(".:; ")
+
+
+def _words(message: str) -> set[str]:
+    """The words of an error message, without numbers (line numbers and versions move)."""
+    return set(re.findall(r"[a-z_][a-z_.]{2,}", message.lower()))
+
+
+def similar(a: BuildError, b: BuildError) -> bool:
+    """Whether two errors are the same failure: same category and file, mostly the same words.
+
+    The repair loop's test of "the same error remained" and triage's of "it fails the same way"
+    (a rerun, the base commit).
+    """
+    if a.category != b.category or (a.file or "") != (b.file or ""):
+        return False
+    left, right = _words(a.message), _words(b.message)
+    if not left and not right:
+        return True
+    return len(left & right) / len(left | right) >= _SIMILAR
 
 
 def _key(error: BuildError) -> tuple[str, int | None, str]:

@@ -25,6 +25,15 @@ def _rx(*phrases: str) -> Phrases:
     return Phrases(*phrases)
 
 
+# A tool that ran out of memory (the JVM's heap or metaspace, node's heap). A repair raises the
+# limit (`org.gradle.jvmargs`, `MAVEN_OPTS`, `--max-old-space-size`); triage reads the same words
+# as the machine's part of a failure (triage.signals).
+OUT_OF_MEMORY = (
+    r"Java heap space|OutOfMemoryError|GC overhead limit exceeded|\bMetaspace\b",
+    r"insufficient memory for the Java Runtime",
+    r"JavaScript heap out of memory",
+)
+
 # Settings problems whose messages also carry NDK or dependency words (a packaging
 # conflict between two libraries' `.so` files mentions CMake; a Jetifier transform
 # that ran out of memory sits inside "Could not resolve all files").
@@ -32,10 +41,8 @@ _CONFIG_FIRST = _rx(
     r"(?<!\d)\d+ files found with path '",  # from a number's first digit: linear on long ones
     r"More than one file was found with OS independent path",
     r"MergeNativeLibs",
-    r"Java heap space|OutOfMemoryError|GC overhead limit exceeded|\bMetaspace\b",
-    r"insufficient memory for the Java Runtime",
+    *OUT_OF_MEMORY,
     r"incompatible Java [\d.]+ and Gradle",
-    r"JavaScript heap out of memory",
     # Node 17+ (OpenSSL 3) refusing the MD4 hash old webpack versions use.
     r"digital envelope routines|ERR_OSSL_EVP_UNSUPPORTED",
 )
