@@ -14,6 +14,7 @@ from typing import Any
 
 from buildfixer.core.build_result import CATEGORIES, BuildError
 from buildfixer.logs import fallback
+from buildfixer.logs.named_path import named_path
 from buildfixer.logs.parsers import all_parsers
 from buildfixer.logs.rank import rank
 from buildfixer.logs.taxonomy import classify
@@ -216,6 +217,10 @@ def _analyze(text: str) -> Analysis:
             error.category = classify(error.message, error.tool)
     ranked = rank(errors)
     category = ranked[0].category if ranked else None
+    if category == "other":
+        fallback.name_what_it_saw(lines, ranked[0])
+    if ranked and ranked[0].file is None and (named := named_path(ranked[0].message)):
+        ranked[0].file, ranked[0].line = named  # a path the message names in prose
     return Analysis(errors=ranked, category=category, build_system=build_system, lines=lines)
 
 

@@ -24,7 +24,7 @@ from buildfixer.logs.taxonomy import classify
 _CANDIDATE = Phrases(
     "error", "fail", "could not", "couldn't", "cannot", "can't", "not found", "missing", "exception",
     "incompatible", "unsupported", "unable", "no such", "denied", "invalid", r"requires?\b",
-    "not supported", "no matching", "exceeded",
+    "not supported", "no matching", "exceeded", "not installed", "externally managed", "unsupported",
 )  # fmt: skip
 # An explicit error marker: `error:`, `[ERROR]`, `Error:`, `npm ERR!`, `ERESOLVE`, kotlinc's `e:`.
 _MARKED = re.compile(r"(?:^|[\s\[:(])(?:fatal )?(?:error|ERROR|Error)(?:[:!\]]| TS\d)|^e: |\bE[A-Z]{3,}\b")
@@ -50,6 +50,7 @@ _MAX_MESSAGE = 600
 _MAX_CONTINUATION = 2
 _MAX_ERRORS = 10
 _MAX_CLASSIFIED = 500
+_SUMMARY_MAX = 2  # the specificity of a line that only says that something failed
 
 
 def _message(lines: list[str], index: int) -> str:
@@ -109,3 +110,45 @@ def scan(lines: list[str], tool: str | None) -> list[BuildError]:
         return []
     best = sorted(found, key=lambda e: (-e.specificity, e.log_line or 0))[:_MAX_ERRORS]
     return sorted(best, key=lambda e: e.log_line or 0)
+
+
+# The step that failed, in each tool's words: Gradle's task, Maven's goal, an npm script, the
+# part of a pip install that failed, a make target, a CI step's command.
+_STEP = (
+    re.compile(r"Execution failed for task '(?P<step>[^']+)'"),
+    re.compile(r"^> Task (?P<step>\S+) FAILED"),
+    re.compile(r"Failed to execute goal (?P<step>\S+(?: \([^)]*\))? on project \S+?):? "),
+    re.compile(r"(?:Lifecycle script|Script) [`'\"](?P<step>[^`'\"]+)[`'\"] (?:failed|exited)"),
+    re.compile(r"npm (?:ERR!|error) (?:[^@\s]*@\S+ )?(?P<step>\w[\w:-]*): `"),
+    re.compile(r"^\s*× (?P<step>.+?) did not run successfully"),
+    re.compile(r"make(?:\[\d+\])?: \*\*\* \[(?P<step>[^\]]+)\] Error"),
+    re.compile(r"Command failed(?: with exit code \d+)?: (?P<step>.+)"),
+)
+_MAX_STEP = 120
+
+
+def failed_step(lines: list[str]) -> str | None:
+    """The task, goal, script or command the log says failed (the last one named), or None."""
+    for text in lines[::-1][:_SCAN_LINES]:
+        for pattern in _STEP:
+            if found := pattern.search(text):
+                return found["step"].strip()[:_MAX_STEP]
+    return None
+
+
+def name_what_it_saw(lines: list[str], root: BuildError) -> None:
+    """Make an unclassified root error say what failed and the first line that reads like an error.
+
+    An `other` is the analyzer's admission that no rule knows the failure; it still names what it
+    saw, so a reader (or an agent) knows where to look: `task ':app:bundle': <error line>`. A root
+    that is only a summary ("BUILD FAILED", pip's "subprocess-exited-with-error") gives way to the
+    first line of the log that reads like an error.
+    """
+    message = root.message
+    first = next(iter(scan(lines, None)), None) if root.specificity <= _SUMMARY_MAX else None
+    if first and first.specificity > _SUMMARY_MAX and first.log_line != root.log_line:
+        message, root.log_line = first.message, first.log_line
+    step = failed_step(lines)
+    if step and step not in message:
+        message = f"{step}: {message}"
+    root.message = message[:_MAX_MESSAGE]

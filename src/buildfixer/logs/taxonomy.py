@@ -32,6 +32,52 @@ OUT_OF_MEMORY = (
     r"Java heap space|OutOfMemoryError|GC overhead limit exceeded|\bMetaspace\b",
     r"insufficient memory for the Java Runtime",
     r"JavaScript heap out of memory",
+    # The kernel's OOM killer ends a process with SIGKILL: exit 137 (128 + 9).
+    r"(?:exit (?:value|code|status)|exited with(?: code)?) 137\b",
+)
+
+# A tool the build runs that is not installed, for any backend: Rust and Cargo for maturin and
+# setuptools-rust, a C compiler or linker for an extension, CMake for a pip build, Python or Visual
+# Studio for node-gyp, Xcode's command line tools. The repair installs it or points the build at
+# it. Before the NDK rules: these messages name cmake and clang without being native code errors.
+TOOLCHAIN_MISSING = (
+    r"can't find (?:a )?Rust compiler|Cargo, the Rust package manager, is not installed",
+    r"\b(?:rustc|cargo|Rust|rustup)\b[^.\n]{0,40}\b(?:is not installed|not found|is required to)",
+    r"is not installed or (?:is )?not (?:on|in) (?:the |your )?PATH",
+    r"linker `[^`]+` not found",
+    r"No CMAKE_\w+_COMPILER could be found|CMake (?:must be installed|is not installed|is required to)",
+    r"\bcmake(?:\.exe)?: (?:command )?not found|Could not find (?:the )?CMake\b",
+    r"(?:unable to execute|command) '[\w.+-]+' (?:failed: )?"
+    r"(?:No such file or directory|failed with exit code 127)",
+    r"gyp ERR! (?:find Python|find VS|stack Error: Can't find Python)",
+    r"Could not find any Python installation to use",
+    r"(?:C|C\+\+|Fortran) compiler (?:cannot create executables|not found|is not (?:installed|available))",
+    r"no acceptable C compiler found|Unable to find a (?:C|C\+\+) compiler",
+    r"xcrun: error: invalid active developer path",
+)
+
+# The environment refuses the install or the run, whatever the project says: PEP 668's
+# externally managed interpreter, a `--user` install inside a virtualenv, a folder the user may not
+# write, an engine range the installed node is outside of (yarn's wording).
+ENVIRONMENT_REFUSAL = (
+    r"externally[- ]managed[- ]environment|This environment is externally managed",
+    r"Can not perform a '--user' install|User site-packages are not visible",
+    r"\bEACCES\b|\[Errno 13\] Permission denied|: Permission denied$",
+    r"Could not install packages due to an (?:OSError|EnvironmentError)",
+    r"The engine \S+ is incompatible with this module",
+)
+
+# Gradle's configuration cache and build cache: a task or plugin that does what the cache cannot
+# store (reads `Task.project` at execution time, starts a process while configuring), or a
+# cache entry that cannot be stored or loaded. The fix is in the build scripts or their settings.
+BUILD_CACHE = (
+    r"Configuration cache problems found|problems? (?:was|were) found (?:storing|reusing|loading)"
+    r" the configuration cache",
+    r"Configuration cache state could not be cached|configuration cache (?:entry|report)",
+    r"at execution time is (?:unsupported|not supported)",
+    r"not (?:yet )?(?:compatible|supported) with the configuration cache|notCompatibleWithConfigurationCache",
+    r"Could not (?:load|store) (?:cache )?entry \S+ (?:from|in) (?:the )?(?:local |remote )?build cache",
+    r"(?:Failed|Unable) to (?:load|store) (?:entry|cache entry) ",
 )
 
 # Settings problems whose messages also carry NDK or dependency words (a packaging
@@ -42,6 +88,9 @@ _CONFIG_FIRST = _rx(
     r"More than one file was found with OS independent path",
     r"MergeNativeLibs",
     *OUT_OF_MEMORY,
+    *TOOLCHAIN_MISSING,
+    *ENVIRONMENT_REFUSAL,
+    *BUILD_CACHE,
     r"incompatible Java [\d.]+ and Gradle",
     # Node 17+ (OpenSSL 3) refusing the MD4 hash old webpack versions use.
     r"digital envelope routines|ERR_OSSL_EVP_UNSUPPORTED",
@@ -211,6 +260,7 @@ _LIBRARY = _rx(
     r"import [\w.]+ cannot be resolved",
     r"fatal error: [\w/.+-]+\.h(?:pp|h|xx)?: No such file",
     r"cannot find -l[\w.+-]+",
+    r"was not found in the pkg-config search path",
     r"(?:Could not|Couldn't) resolve the package|Not found: 'package:",
     r"Unable to resolve module (?![./])",
     # Bundlers (webpack, Vite/Rollup) naming a bare package they cannot find.
@@ -235,6 +285,7 @@ _RESOURCE = _rx(
     r"Unable to resolve module [./]",
     r"Can't resolve '|failed to resolve import \"",
     r"\bmissing (?:file|resource)\b",
+    r"No rule to make target",
     r"does not exist(?! on type)",
 )
 
@@ -311,6 +362,15 @@ _TOOL_DEFAULTS = {
     "ndk-build": "ndk",
     "clang": "ndk",
 }
+
+
+_TOOLCHAIN_MISSING = _rx(*TOOLCHAIN_MISSING)
+
+
+def toolchain_missing(message: str) -> bool:
+    """True when a message says a tool the build runs is not installed (see TOOLCHAIN_MISSING)."""
+    text = message[:2000]
+    return _TOOLCHAIN_MISSING.search(text)
 
 
 @lru_cache(maxsize=4096)  # logs repeat their messages (one missing symbol, a hundred uses)

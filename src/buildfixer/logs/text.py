@@ -17,6 +17,7 @@ from functools import cached_property
 from pathlib import Path
 
 from buildfixer.core.errors import BuildfixerError
+from buildfixer.logs.decoration import undecorate
 from buildfixer.logs.unwrap import unwrap
 from buildfixer.logs.window import cap_line, read_window
 
@@ -29,13 +30,12 @@ _MAX_BINARY_SHARE = 0.10
 # backspace do appear in terminal captures and are allowed).
 _CONTROL_BYTES = bytes(b for b in range(32) if b not in (8, 9, 10, 12, 13, 27))
 
-# CSI sequences (colours, cursor moves, erase), OSC sequences (window titles,
-# hyperlinks) and the two-byte escapes terminals also use.
-_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
+# CSI sequences (colours, cursor moves, erase), OSC, APC, DCS and PM strings (window titles,
+# hyperlinks, Buildkite's timestamps) and the two-byte escapes terminals also use.
+_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[\]_P^][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
 # Cursor movements that make a rich console redraw its progress area in place:
 # the text between them is a separate screen row, not part of one line.
 _CURSOR_MOVE = re.compile(r"\x1b\[\d*[ABDGK]|\x1b\[2K")
-# A leading CI timestamp, e.g. GitHub Actions `2024-05-01T10:11:12.1234567Z `.
 
 # Lines that only report progress or downloads. Each alternative matches after a
 # line's leading blanks; `[ \t]`, not `\s`, so that no pattern runs across lines.
@@ -78,26 +78,6 @@ _GRADLE_STATUS_ROW = re.compile(
     r"^\s*> (?:IDLE|:\S+|Starting Daemon|Connecting to Daemon|settings|loading|root project|project :"
     r"|Resolv|Download|Fetch|Configure project|Evaluat|Initializ)"
 )
-# What loggers, CI runners and wrappers put before each line, stripped so that the
-# parsers see the tool's own line starts: ISO timestamps, bare or bracketed (GitHub
-# Actions, Jenkins), clock times with milliseconds (Gradle --debug, Maven with a
-# timestamped logger), Gradle's `[ERROR] [logger.Name]`, flutter --verbose's
-# `[ +12 ms]`, stream labels such as `[stderr]` (EAS, some CI runners), Jenkins'
-# Timestamper (`14:58:51  `), TeamCity's `[12:00:01]W:\t [Step 2/4] `, Netlify's
-# `7:20:54 PM: ` and BuildKit's `#8 1.927 `.
-_LINE_PREFIX_IN_TEXT = re.compile(
-    r"\n\ufeff?(?:"
-    r"\[?\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\]? "
-    r"|\d\d:\d\d:\d\d[.,]\d{3} "
-    r"|\d\d:\d\d:\d\d {1,2}"
-    r"|\[(?:ERROR|WARN|INFO|LIFECYCLE|QUIET|DEBUG)\] \[[a-z][\w.$]*\] ?"
-    r"|\[(?: {8}| *\+\d+ ms)\] "
-    r"|\[std(?:out|err)\] ?"
-    r"|\[\d\d:\d\d:\d\d\] ?[A-Za-z]?:\s+\[Step \d+/\d+\] ?"
-    r"|\d{1,2}:\d\d:\d\d [AP]M: "
-    r"|#\d+ \d+\.\d+ "
-    r")+"
-)
 # Any line starting in column 0; a log without one was pasted indented as a whole.
 _UNINDENTED = re.compile(r"\n[^\s]")
 _INDENT = re.compile(r"\n([ \t]+)\S")
@@ -110,9 +90,6 @@ _DEBIAN_HOOK = "MavenResolverHook"
 _STACK_LINE = re.compile(r"[ \t]+at \S|[ \t]*Caused by: |[ \t]*\.\.\. \d+ more")
 # Marks a dropped line until the final split, so that raw line numbers survive.
 _DROPPED = "\x00"
-# Maven logs downloaded from GitHub Actions show the level tags `[ERROR] ` and `[WARNING] ` as
-# the runner's annotation prefixes; put back, so every Maven parser reads them as Maven wrote them.
-_GITHUB_LEVELS = (("\nError:  ", "\n[ERROR] "), ("\nWarning:  ", "\n[WARNING] "))
 
 
 class CleanLog:
@@ -270,6 +247,8 @@ def clean_log(text: str) -> CleanLog:
     # in-place overwrite, not a line break.
     if "\r" in text:
         text = text.replace("\r\n", "\n")
+    if "\u241b" in text:
+        text = text.replace("\u241b", "\x1b")  # ESC shown as its picture, as some log viewers do
     if "\x1b" in text:
         moves = (m.start() for m in _CURSOR_MOVE.finditer(text))
         text = strip_ansi(_rewrite_lines(text, moves, _resolve_overwrites))
@@ -277,17 +256,11 @@ def clean_log(text: str) -> CleanLog:
         returns = (m.start() for m in re.finditer("\r", text))
         text = _rewrite_lines(text, returns, _resolve_overwrites)
     body = "\n" + text.removesuffix("\n")
-    # CI runners stamp every line, so the head of the log tells whether to strip;
-    # stream labels may first appear where the failure starts.
-    if _LINE_PREFIX_IN_TEXT.search(body, 0, 65536) or "\n[std" in body:
-        body = _LINE_PREFIX_IN_TEXT.sub("\n", body)
+    body = undecorate(body)  # CI stamps, wrapper labels, HTML, colour codes without their ESC
     if len(body) > 1 and not _UNINDENTED.search(body):
         body = _dedent(body)
     if _DEBIAN_HOOK in body:
         body = _drop_hook_traces(body)
-    if "\nError:  " in body and "\n[INFO] " in body:
-        for runner_prefix, level in _GITHUB_LEVELS:
-            body = body.replace(runner_prefix, level)
     body = _NOISE_IN_TEXT.sub("\n" + _DROPPED, body)
     body = unwrap(body, _DROPPED)  # rows a console cut at its width
     return CleanLog(body[1:].split("\n") if len(body) > 1 else [])

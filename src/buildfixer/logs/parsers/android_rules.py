@@ -103,6 +103,15 @@ _PATH = r"(?:(?<![A-Za-z])[A-Za-z]:)?[^\s:][^:]*?"
 _PATH_START = r"(?:(?<![A-Za-z])(?=[A-Za-z]:)|(?:^|(?<=:))\s*)"
 _XML = _PATH_START + r"(?P<file>" + _PATH + r"\.xml)"
 NATIVE = _PATH_START + r"(?P<file>" + _PATH + r"\.(?:c|cc|cpp|cxx|c\+\+|h|hh|hpp|hxx|inl|mm?|S|s))"
+# A source file a build step needs that is not there and that no rule makes: ninja's
+# `ninja: error: '../src/a.c', needed by 'a.o', missing and no known rule to make it` and make's
+# `make: *** No rule to make target 'src/a.c', needed by 'a.o'.  Stop.`; the path is the file.
+MISSING_INPUT = (
+    r"(?P<msg>(?:ninja: error: |\bmake(?:\[\d+\])?: \*\*\* No rule to make target )[`'](?P<file>[^'`]+)',"
+    r" needed by .+)"
+)
+# A position, or the span AAPT and the manifest merger give: `:48`, `:48:5`, `:48:5-52`, `:48:5-52:13`.
+_SPAN = r":(?P<line>\d+)(?::(?P<col>\d+))?(?:-\d+(?::\d+)?)?"
 _SOURCE = r"(?P<file>" + _PATH + r"\.(?:kt|java|kts|gradle|xml))"
 # After `[ksp] `, a path that never runs over another `[ksp] `: searched from each of many, it
 # would rescan the rest of the line (quadratic). A path holding `[ksp] ` is no real path anyway.
@@ -112,7 +121,7 @@ RULES: tuple[Rule, ...] = (
     # --- AAPT2 ---------------------------------------------------------------------------
     _rule(
         "AAPT: error:",
-        _XML + r":(?P<line>\d+)(?::(?P<col>\d+)(?:-\d+)?)?: AAPT: error: (?P<msg>.+)",
+        _XML + _SPAN + r": AAPT: error: (?P<msg>.+)",
         "aapt",
         aapt_category,
         10,
@@ -120,7 +129,7 @@ RULES: tuple[Rule, ...] = (
     _rule("AAPT: error:", r"AAPT: error: (?P<msg>.+)", "aapt", aapt_category, 8),
     _rule(
         ": error: ",
-        _XML + r":(?P<line>\d+)(?::(?P<col>\d+)(?:-\d+)?)?: error: (?P<msg>.+)",
+        _XML + _SPAN + r": error: (?P<msg>.+)",
         "aapt",
         aapt_category,
         10,
@@ -375,6 +384,7 @@ RULES: tuple[Rule, ...] = (
     _rule(
         "undefined reference to", r"(?P<msg>.*undefined reference to .+)", "ndk", "ndk", 7, native_only=True
     ),
+    _rule("missing and no known rule", MISSING_INPUT, "ndk", "ndk", 9),
     _rule("ninja: error:", r"(?P<msg>ninja: error: .+)", "ndk", "ndk", 7),
     _rule("Build command failed", r"(?P<msg>Build command failed\..*)", "ndk", "ndk", 3),
     _rule("ndk-build", r"(?P<msg>.*ndk-build.*(?:failed|Error \d+).*)", "ndk", "ndk", 3),

@@ -15,7 +15,8 @@ import re
 from buildfixer.core.build_result import BuildError
 from buildfixer.logs.parsers import Parser
 from buildfixer.logs.parsers.android import NATIVE_CONTEXT
-from buildfixer.logs.parsers.android_rules import NATIVE
+from buildfixer.logs.parsers.android_rules import MISSING_INPUT, NATIVE
+from buildfixer.logs.taxonomy import classify
 
 _COMPILER = re.compile(NATIVE + r":(?P<line>\d+):(?:(?P<col>\d+):)? (?:fatal )?error: (?P<msg>.+)")
 _LINKER = re.compile(
@@ -26,6 +27,8 @@ _NATIVE_LOCATION = re.compile(r"\.(?:c|cc|cpp|cxx|c\+\+|h|hh|hpp|hxx|inl|mm?|S|s
 _UNDEFINED = re.compile(r"(?P<msg>undefined reference to .+)")
 # A header or library of the system (or another package) that is not installed.
 _MISSING_DEPENDENCY = re.compile(r"^[\w/.+-]+\.h(?:pp|h|xx)?: No such file|^cannot find -l")
+
+_MISSING_INPUT = re.compile(MISSING_INPUT)
 
 _MAX_MESSAGE = 600
 
@@ -64,6 +67,11 @@ def parse(lines: list[str]) -> list[BuildError]:
                     specificity=10,
                 )
             )
+        elif "rule to make" in text and (found := _MISSING_INPUT.search(text)):
+            # The file a step needs; ninja's words make it native (ndk), make's a missing file.
+            message = found["msg"].strip()[:_MAX_MESSAGE]
+            errors.append(BuildError(message, classify(message), "make" if "make" in message[:8] else "ninja",
+                                     file=found["file"], log_line=index, specificity=9))  # fmt: skip
         elif ("ld" in text and "cannot find -l" in text) or "undefined reference to" in text:
             linked = _LINKER.search(text) or _UNDEFINED.search(text)
             if linked and (None, linked["msg"]) not in seen:
@@ -77,6 +85,6 @@ def parse(lines: list[str]) -> list[BuildError]:
 
 PARSER = Parser(
     name="native",
-    triggers=(": error: ", ": fatal error: ", "cannot find -l", "undefined reference to"),
+    triggers=(": error: ", ": fatal error: ", "cannot find -l", "undefined reference to", "No rule to make"),
     parse=parse,
 )

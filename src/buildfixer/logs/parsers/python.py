@@ -13,6 +13,7 @@ import re
 
 from buildfixer.core.build_result import BuildError
 from buildfixer.logs.parsers import Parser, pytrace
+from buildfixer.logs.taxonomy import toolchain_missing
 
 # --- pip -----------------------------------------------------------------------------------
 _PIP_NO_VERSION = re.compile(
@@ -274,8 +275,10 @@ def _unique(errors: list[BuildError]) -> list[BuildError]:
 
 
 def _setuptools_error(message: str, index: int) -> BuildError:
-    """Setuptools' `error: ...` lines (missing package dirs, flat-layout discovery, ...)."""
-    if "does not exist" in message or "No such file" in message or "can't copy" in message:
+    """Setuptools' `error: ...` lines (missing package dirs, flat-layout discovery, no compiler)."""
+    if toolchain_missing(message):
+        category = "configuration"  # `command 'gcc' failed: No such file or directory`
+    elif "does not exist" in message or "No such file" in message or "can't copy" in message:
         category = "resource_missing"
     elif "invalid command 'bdist_wheel'" in message:
         category = "library_unavailable"

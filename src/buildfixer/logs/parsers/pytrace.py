@@ -41,6 +41,8 @@ _BACKEND = re.compile(
     r"[/\\](?P<name>setuptools|hatchling|flit_core|poetry[/\\]core|pdm[/\\]backend|mesonpy|maturin"
     r"|scikit_build_core)[/\\]"
 )
+# `cannot import name 'X' from 'pkg.mod' (/path/to/pkg/mod.py)`: Python 3.8+ names the module's file.
+_IMPORT_FROM = re.compile(r"cannot import name '[^']+' from '[^']+' \((?P<path>[^()]+\.py)\)")
 _MAX_FRAMES_SCAN = 400  # a traceback longer than this is recursion; we stop looking for its end
 _BARE_FRAME_SCAN = 6
 
@@ -82,11 +84,28 @@ def missing_file(message: str) -> str | None:
     return None
 
 
+def own_import_error(message: str) -> bool:
+    """True for an import that fails in the project's own code, not for want of a package.
+
+    Python says so in the trace: a module imported while it was still being initialized
+    (`cannot import name 'X' from partially initialized module 'y' (most likely due to a circular
+    import)`, or `partially initialized module 'y' has no attribute 'X'` when a project file
+    shadows a module of that name), or a name missing from a module whose file it prints and
+    that is not an installed package's (`cannot import name 'X' from 'app.models' (/src/app/models.py)`).
+    """
+    if "partially initialized module" in message or "circular import" in message:
+        return True
+    found = _IMPORT_FROM.search(message)
+    return bool(found and not foreign(found["path"]))
+
+
 def exception_category(exc_type: str, message: str) -> str:
     """Map an exception type (and its message) to the taxonomy."""
     name = exc_type.rsplit(".", 1)[-1]
     if name in SYNTAX_TYPES:
         return "syntax"
+    if name in ("ImportError", "AttributeError") and own_import_error(message):
+        return "syntax"  # the fix is in the project's imports, not in what is installed
     if name in ("ModuleNotFoundError", "ImportError") or "DistributionNotFound" in name:
         return "library_unavailable"
     if name == "FileNotFoundError" or "No such file or directory" in message or missing_file(message):

@@ -1,0 +1,112 @@
+"""webpack modules that could not be parsed or built: no loader for a file, or a loader's error.
+
+- webpack 5: `ERROR in ./src/a.js 14:4`, then `Module parse failed: Unexpected token (14:4)` and
+  `You may need an appropriate loader to handle this file type, currently no loaders are
+  configured to process this file.` (Next.js and CRA name the module on a bare `./src/a.js` line).
+- webpack 4 and older put the path in the message: `Module parse failed: /abs/src/a.ts Unexpected
+  token (7:14)`.
+- `Module build failed (from ./node_modules/babel-loader/lib/index.js):` with the loader's error on
+  the next line, which names the file and place itself (`SyntaxError: /abs/src/a.js: Unexpected
+  token (12:5)`), or says what the loader lacks (`Error: Cannot find module 'sass'`).
+
+The place is the module's file and the `(line:col)` webpack or the loader gives. When webpack
+says no loader handles the file, the build's configuration must change; a parse error a loader
+reports is in the file; anything else is classified by the loader's own words.
+"""
+
+from __future__ import annotations
+
+import re
+
+from buildfixer.core.build_result import BuildError
+from buildfixer.logs.parsers import Parser
+from buildfixer.logs.taxonomy import classify
+
+_FAILED = re.compile(r"Module (?:parse|build) failed(?: \(from (?P<loader>[^)]+)\))?:?\s*(?P<rest>.*)")
+# A path at the start of what follows (webpack 4, babel): `/abs/a.ts Unexpected`, `/abs/a.js: Unexpected`.
+_LEADING_PATH = re.compile(r"^(?:\w*Error: )?(?P<file>(?:[A-Za-z]:)?[^\s:]*[\\/][^\s:]+\.\w+):? ")
+_POSITION = re.compile(r"\((?P<line>\d+):(?P<col>\d+)\)")
+# The module above the error: `ERROR in ./src/a.js 14:4` (webpack 5, position given), `ERROR in
+# ./src/a.js` or a bare `./src/a.js` line (Next.js, CRA).
+_MODULE_LINE = re.compile(
+    r"^\s*(?:ERROR in |Error: )?(?P<file>\.{0,2}[\\/]?[^\s:()]*[\\/][^\s:()]+\.\w+)"
+    r"(?: (?P<line>\d+):(?P<col>\d+)(?:-[\d:]+)?)?\s*$"
+)
+# webpack says no loader handles the file (5), or only that one may be needed (4 and older, also
+# for a plain script with a real syntax error); webpack itself parses only JavaScript and JSON.
+_NO_LOADER = re.compile(r"no loaders are configured|need an additional loader")
+_MAY_NEED_LOADER = "appropriate loader to handle"
+_NATIVE_MODULE = re.compile(r"\.(?:m|c)?js$|\.json$")
+_ABOVE = 3
+_BELOW = 4
+_MAX_MESSAGE = 600
+
+
+def _module_above(lines: list[str], index: int) -> re.Match[str] | None:
+    for text in lines[max(0, index - _ABOVE) : index][::-1]:
+        if text.strip() and (found := _MODULE_LINE.match(text)):
+            return found
+    return None
+
+
+def _one(lines: list[str], index: int, found: re.Match[str]) -> BuildError:
+    below = [t.strip() for t in lines[index + 1 : index + 1 + _BELOW] if t.strip()]
+    rest = found["rest"].strip()
+    # A loader's error comes on the next line when the `Module build failed` line ends with a colon.
+    detail = rest or (below[0] if below else "")
+    message = " ".join(part for part in (found[0].strip(), "" if rest else detail) if part)[:_MAX_MESSAGE]
+    file = line = col = None
+    if path := _LEADING_PATH.match(detail):
+        file = path["file"]
+    if position := _POSITION.search(detail):
+        line, col = int(position["line"]), int(position["col"])
+    if (module := _module_above(lines, index)) and not file:
+        file = module["file"]
+        if line is None and module["line"]:
+            line, col = int(module["line"]), int(module["col"])
+    said = [detail, *below[:2]]
+    may_need = any(_MAY_NEED_LOADER in text for text in said)
+    no_loader = any(_NO_LOADER.search(text) for text in said) or (
+        may_need and bool(file) and not _NATIVE_MODULE.search(file or "")
+    )
+    if no_loader and not found["loader"]:
+        category = "configuration"  # webpack has no loader for this kind of file
+    elif "SyntaxError" in detail or "Unexpected" in detail:
+        category = "syntax"
+    else:
+        category = classify(detail, "webpack")
+        category = "syntax" if category == "other" else category
+    return BuildError(
+        message,
+        category,
+        "webpack",
+        file.removeprefix("./") if file else None,
+        line,
+        col,
+        log_line=index,
+        specificity=9 if file else 6,
+    )
+
+
+def parse(lines: list[str]) -> list[BuildError]:
+    """Find webpack's `Module parse failed` and `Module build failed` errors.
+
+    Args:
+        lines: the cleaned log.
+
+    Returns:
+        One error per failing module, in log order.
+    """
+    errors: list[BuildError] = []
+    seen: set[tuple[str | None, int | None, str]] = set()
+    for index, text in enumerate(lines):
+        if "Module " in text and " failed" in text and (found := _FAILED.search(text)):
+            error = _one(lines, index, found)
+            key = (error.file, error.line, error.message)
+            if key not in seen:
+                seen.add(key)
+                errors.append(error)
+    return errors
+
+
+PARSER = Parser(name="module_build", triggers=("Module parse failed", "Module build failed"), parse=parse)
