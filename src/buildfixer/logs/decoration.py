@@ -31,7 +31,9 @@ import re
 # never were) and the GitHub Actions / Azure Pipelines level and group marks (`##[error]`).
 _LINE_PREFIX = re.compile(
     r"\n\ufeff?(?:"
-    r"\[?\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\]? (?:\d\d[OE]\+? )?"
+    # `gh run view --log` and viewers built on it: job and step names before the timestamp.
+    r"(?:[^\t\n|]{1,80}(?:\t| \| )){1,2}(?=\d{4}-\d\d-\d\dT\d\d:)"
+    r"|\[?\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\]? (?:\d\d[OE]\+? )?"
     r"|\d\d:\d\d:\d\d[.,]\d{3} "
     r"|\d\d:\d\d:\d\d {1,2}"
     r"|\[(?:ERROR|WARN|INFO|LIFECYCLE|QUIET|DEBUG)\] \[[a-z][\w.$]*\] ?"

@@ -145,10 +145,14 @@ def name_what_it_saw(lines: list[str], root: BuildError) -> None:
     first line of the log that reads like an error.
     """
     message = root.message
-    first = next(iter(scan(lines, None)), None) if root.specificity <= _SUMMARY_MAX else None
-    if first and first.specificity > _SUMMARY_MAX and first.log_line != root.log_line:
-        message, root.log_line = first.message, first.log_line
     step = failed_step(lines)
+    if root.specificity <= _SUMMARY_MAX:
+        seen = [
+            e for e in scan(lines, None)
+            if e.specificity > 1 and e.log_line != root.log_line and not (step and step in e.message)
+        ]  # fmt: skip
+        if seen:
+            message, root.log_line = seen[0].message, seen[0].log_line
     if step and step not in message:
         message = f"{step}: {message}"
     root.message = message[:_MAX_MESSAGE]

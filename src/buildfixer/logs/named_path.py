@@ -24,8 +24,10 @@ _QUOTED = re.compile(
 _ABSOLUTE = re.compile(
     r"(?<![\w.:/\\-])(?P<path>(?:[A-Za-z]:[\\/]|/)[^'\"`\s<>|:()]*\.(?:" + _EXTENSIONS + r"))(?![\w/\\])"
 )
-# A place after the path: `:12`, `:12:5`, ` (12:5)`, `, line 12`.
+# A place after the path: `:12`, `:12:5`, ` (12:5)`, `, line 12`; or, further on in the same
+# message, the `(12:5)` of a parser (`/abs/a.ts Unexpected token (7:14)`).
 _PLACE_AFTER = re.compile(r"^(?::(?P<a>\d+)(?::\d+)?|\s*\((?P<b>\d+):\d+\)|[,:]? line (?P<c>\d+))")
+_PLACE_LATER = re.compile(r"^[^'\"`()/\\]{0,80}?\((?P<d>\d+):\d+\)")
 _MAX_SEARCHED = 1000
 
 
@@ -42,6 +44,7 @@ def named_path(message: str) -> tuple[str, int | None] | None:
     found = _QUOTED.search(text) or _ABSOLUTE.search(text)
     if not found or "://" in text[max(0, found.start("path") - 8) : found.start("path")]:
         return None
-    place = _PLACE_AFTER.match(text[found.end() :] if found.re is _QUOTED else text[found.end("path") :])
+    rest = text[found.end() :] if found.re is _QUOTED else text[found.end("path") :]
+    place = _PLACE_AFTER.match(rest) or _PLACE_LATER.match(rest)
     line = next((int(v) for v in (place.groups() if place else ()) if v), None)
     return found["path"], line

@@ -47,13 +47,15 @@ TOOLCHAIN_MISSING = (
     r"linker `[^`]+` not found",
     r"No CMAKE_\w+_COMPILER could be found|CMake (?:must be installed|is not installed|is required to)",
     r"\bcmake(?:\.exe)?: (?:command )?not found|Could not find (?:the )?CMake\b",
-    r"(?:unable to execute|command) '[\w.+-]+' (?:failed: )?"
+    r"(?:unable to execute|command) '[\w.+-]+':? (?:failed: )?"
     r"(?:No such file or directory|failed with exit code 127)",
     r"gyp ERR! (?:find Python|find VS|stack Error: Can't find Python)",
     r"Could not find any Python installation to use",
     r"(?:C|C\+\+|Fortran) compiler (?:cannot create executables|not found|is not (?:installed|available))",
     r"no acceptable C compiler found|Unable to find a (?:C|C\+\+) compiler",
     r"xcrun: error: invalid active developer path",
+    # node-gyp looking the tool up on PATH (`gyp ERR! stack Error: not found: make`).
+    r"\bnot found: (?:make|gmake|python[\d.]*|g\+\+|gcc|c\+\+|cc|clang|cmake|ninja|msbuild)\b",
 )
 
 # The environment refuses the install or the run, whatever the project says: PEP 668's
@@ -351,6 +353,7 @@ _TOOL_DEFAULTS = {
     "kotlinc": "syntax",
     "kapt": "syntax",
     "tsc": "syntax",
+    "eslint": "syntax",
     "scalac": "syntax",
     "groovyc": "syntax",
     "pytest": "test_failure",

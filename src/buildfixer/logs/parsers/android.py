@@ -27,9 +27,13 @@ from buildfixer.logs.parsers.gradle import where_spans
 from buildfixer.logs.parsers.javac import NOT_ERROR_WORDS
 from buildfixer.logs.taxonomy import classify
 
-NATIVE_CONTEXT = re.compile(r"ndk|externalNativeBuild|cmake|C/C\+\+:|CXX\d{4}|\.so\b|android", re.IGNORECASE)
+# An Android native build says so (the NDK, AGP's `C/C++:` and `[CXX1234]` tags); CMake and `.so`
+# files alone are any native build (a Python extension, a plain CMake project).
+NATIVE_CONTEXT = re.compile(r"ndk|externalNativeBuild|C/C\+\+:|CXX\d{4}|android", re.IGNORECASE)
 # checkAarMetadata prints a numbered, word-wrapped paragraph per dependency.
 _AAR_PARAGRAPH = re.compile(r"^\s*(?:\d+\.\s+)?Dependency '[^']+' requires\b")
+# The Google Services plugin's list of the places it looked for its file (one per variant folder).
+_SEARCHED_LINES = 20
 # AGP's machine-readable error messages: `AGPBI: {"kind":"error","text":...,"tool":"D8"}`.
 _AGPBI = re.compile(r"AGPBI: (?P<json>\{.*\})\s*$")
 # Warnings share wording with errors (`WARNING: R8: Missing class ...`); never report them.
@@ -276,8 +280,22 @@ def _match_line(lines: list[str], index: int) -> tuple[BuildError, bool] | None:
         return _aar_paragraph(lines, index), False
     for rule in RULES:
         if rule.needle in text and (match := rule.pattern.search(text)):
-            return _from_rule(rule, match, lines, index), rule.native_only
+            error = _from_rule(rule, match, lines, index)
+            if "google-services.json is missing" in text and not error.file:
+                error.file = _google_services_place(lines, index)
+            return error, rule.native_only
     return None
+
+
+def _google_services_place(lines: list[str], index: int) -> str | None:
+    """Where google-services.json belongs: the shortest of the plugin's searched locations.
+
+    The Google Services plugin lists every folder it looked in, variant folders first and the
+    module's root last; the module's root (the shortest path) is where the file normally goes.
+    """
+    below = (t.strip() for t in lines[index + 1 : index + _SEARCHED_LINES])
+    found = [t for t in below if t.endswith("google-services.json")]
+    return min(found, key=len) if found else None
 
 
 def parse(lines: list[str]) -> list[BuildError]:

@@ -12,11 +12,21 @@ MAX_MESSAGE = 600
 LEAD = re.compile(r"^\s*(?:>\s*)*(?:ERROR:\s*|Error:\s*|e:\s*)?")
 
 
+# `resource attr/name (aka pkg:attr/name) not found`, `resource string/app_name not found`.
+_REFERENCE = re.compile(r"\bresource (?:[\w.]+:)?\w+/(?P<name>.+?)(?: \(aka | not found)")
+_RESOURCE_NAME = re.compile(r"[A-Za-z_][\w.]*")
+
+
 def aapt_category(message: str) -> str:
     """Missing app resources are resource_missing; unknown platform attributes mean compileSdk."""
     if re.search(r"android:attr/|attribute android:", message):
         # `android:attr/lStar not found` and friends: compileSdk is older than the library needs.
         return "configuration"
+    named = _REFERENCE.search(message)
+    if named and not _RESOURCE_NAME.fullmatch(named["name"]):
+        # No resource can have that name: a string value that starts with `?` or `@` was read as a
+        # reference (`resource attr/How it works (clear) not found`); the value must be escaped.
+        return "syntax"
     if "not found" in message or "No resource found" in message:
         return "resource_missing"
     if "not well-formed" in message or "Duplicate" in message or "duplicate" in message:

@@ -147,6 +147,7 @@ def test_failures(lines: list[str]) -> Located:
     jest_file: str | None = None
     names: set[str] = set()
     vitest = False
+    ran_tests: bool | None = None  # computed on the first cross mark
     for index, text in enumerate(lines):
         if "FAIL" in text and (header := _FAIL_HEADER.match(text)):
             if header["name"] or header["suite"]:
@@ -173,6 +174,8 @@ def test_failures(lines: list[str]) -> Located:
             # node's spec reporter lists each failure twice (inline and under "failing tests:").
             and spec["name"] not in names
             and not _is_diagnostic(lines, index)
+            # A CLI's failed step (`× Deploying app...`) wears the same mark: a test needs a test run.
+            and (ran_tests := _ran_tests(lines) if ran_tests is None else ran_tests)
         ):
             names.add(spec["name"])
             error, end = _block_failure(lines, index, spec["name"], None)
@@ -189,6 +192,19 @@ def test_failures(lines: list[str]) -> Located:
         ][:1]
     errors.sort(key=lambda e: e.log_line or 0)
     return Located(errors, spans)
+
+
+# What a test runner prints besides a failure: passes, counts, its own name.
+_TEST_RUN = re.compile(
+    r"^\s*[✔✓√] |\b\d+ (?:passing|failing|pending)\b|^\s*ℹ (?:tests|pass|fail) \d"
+    r"|\b(?:mocha|jest|vitest|ava|tap|jasmine|karma|node --test)\b|^\s*(?:Tests?|Test Files|Test Suites):",
+    re.IGNORECASE,
+)
+
+
+def _ran_tests(lines: list[str]) -> bool:
+    """True when the log shows a test runner at work (see _TEST_RUN)."""
+    return any(_TEST_RUN.search(text) for text in lines)
 
 
 def _is_diagnostic(lines: list[str], index: int) -> bool:

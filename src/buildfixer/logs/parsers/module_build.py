@@ -9,9 +9,9 @@
   the next line, which names the file and place itself (`SyntaxError: /abs/src/a.js: Unexpected
   token (12:5)`), or says what the loader lacks (`Error: Cannot find module 'sass'`).
 
-The place is the module's file and the `(line:col)` webpack or the loader gives. When webpack
-says no loader handles the file, the build's configuration must change; a parse error a loader
-reports is in the file; anything else is classified by the loader's own words.
+The place is the module's file and the `(line:col)` webpack or the loader gives. A module webpack
+itself cannot parse needs a loader (configuration); a syntax error a loader reports is in the file;
+anything else is classified by the loader's own words.
 """
 
 from __future__ import annotations
@@ -32,11 +32,10 @@ _MODULE_LINE = re.compile(
     r"^\s*(?:ERROR in |Error: )?(?P<file>\.{0,2}[\\/]?[^\s:()]*[\\/][^\s:()]+\.\w+)"
     r"(?: (?P<line>\d+):(?P<col>\d+)(?:-[\d:]+)?)?\s*$"
 )
-# webpack says no loader handles the file (5), or only that one may be needed (4 and older, also
-# for a plain script with a real syntax error); webpack itself parses only JavaScript and JSON.
-_NO_LOADER = re.compile(r"no loaders are configured|need an additional loader")
-_MAY_NEED_LOADER = "appropriate loader to handle"
-_NATIVE_MODULE = re.compile(r"\.(?:m|c)?js$|\.json$")
+# webpack's own parser failed on a module: no loader turns it into JavaScript it reads (JSX, TypeScript,
+# CSS, newer syntax than its parser knows). webpack says so (`You may need an appropriate loader`),
+# and in the threads that post it the fix is nearly always the loader setup.
+_NO_LOADER = re.compile(r"no loaders are configured|need an (?:additional|appropriate) loader")
 _ABOVE = 3
 _BELOW = 4
 _MAX_MESSAGE = 600
@@ -64,18 +63,15 @@ def _one(lines: list[str], index: int, found: re.Match[str]) -> BuildError:
         file = module["file"]
         if line is None and module["line"]:
             line, col = int(module["line"]), int(module["col"])
-    said = [detail, *below[:2]]
-    may_need = any(_MAY_NEED_LOADER in text for text in said)
-    no_loader = any(_NO_LOADER.search(text) for text in said) or (
-        may_need and bool(file) and not _NATIVE_MODULE.search(file or "")
-    )
-    if no_loader and not found["loader"]:
-        category = "configuration"  # webpack has no loader for this kind of file
-    elif "SyntaxError" in detail or "Unexpected" in detail:
-        category = "syntax"
+    if "Module parse failed" in found[0] or any(_NO_LOADER.search(text) for text in [detail, *below[:2]]):
+        category = "configuration"  # no loader (or the wrong one) for this kind of file
+    elif "SyntaxError" in detail:
+        category = "syntax"  # the loader parsed the file and points at the error in it
     else:
+        # A loader that cannot run (`Cannot find module 'sass'`) is classified by its words; one that
+        # crashes on a file without a syntax error (a Babel 6 plugin under Babel 7) is its setup.
         category = classify(detail, "webpack")
-        category = "syntax" if category == "other" else category
+        category = "configuration" if category == "other" else category
     return BuildError(
         message,
         category,

@@ -50,6 +50,21 @@ _LIFECYCLE = re.compile(
     r"^(?:Lifecycle script `.+` failed|[^@]*@.* \w+: `.+`|Failed at the .* script|command failed)"
 )
 _ENOENT_PATH = re.compile(r"open '(?P<path>[^']+)'")
+# A command an npm script runs that the shell cannot find: `sh: tsc: command not found`, dash's
+# `sh: 1: vite: not found`, Windows' `'react-scripts' is not recognized as an internal or external
+# command`. A package's binary (tsc, vite, react-scripts) is missing because the package is not
+# installed; a system tool (git, make, python) because the machine lacks it.
+_SCRIPT_COMMAND = re.compile(
+    r"^\s*(?:>\s*)?(?:sh: (?:\d+: )?(?P<sh>[\w.@/-]+): (?:command )?not found"
+    r"|'(?P<win>[\w.@/-]+)' is not recognized as an internal or external command)"
+)
+_SYSTEM_TOOLS = frozenset((
+    "git", "make", "gmake", "cmake", "python", "python2", "python3", "py", "gcc", "g++", "cc", "c++",
+    "clang", "bash", "sh", "zsh", "java", "javac", "mvn", "gradle", "docker", "curl", "wget", "node",
+    "npm", "npx", "yarn", "pnpm", "bun", "deno", "rm", "cp", "mv", "mkdir", "sed", "awk", "grep", "tar",
+    "unzip", "zip", "chmod", "powershell", "pwsh", "cmd", "ruby", "bundle", "go", "cargo", "rustc", "php",
+    "composer", "dotnet", "xcodebuild", "pod", "ninja", "pkg-config",
+))  # fmt: skip
 
 # tsc: `src/a.ts(12,5): error TS2345: ...` and `src/a.ts:12:5 - error TS2554: ...`; the Angular
 # CLI puts `ERROR in ` or `Error: ` before them and reports template errors in `.html` files.
@@ -62,7 +77,8 @@ _TSC_LOCATED = re.compile(
 _TSC_GLOBAL = re.compile(r"^\s*error (?P<code>TS\d+): (?P<msg>.+)")
 # webpack's TypeScript loaders: `ERROR in <file>[(line,col)]`, the diagnostic on the next line.
 _WEBPACK_HEADER = re.compile(
-    r"^\s*(?:\[tsl\] )?ERROR in (?P<file>\S+?)(?:\((?P<line>\d+),(?P<col>\d+)\))?\s*$"
+    r"^\s*(?:\[tsl\] )?ERROR in (?:\[[\w-]+\] )?(?P<file>\S+?)"
+    r"(?:\((?P<line>\d+),(?P<col>\d+)\)|:(?P<line2>\d+):(?P<col2>\d+))?\s*$"
 )
 _WEBPACK_TSC = re.compile(
     r"^\s*(?:\((?P<line>\d+),(?P<col>\d+)\):? )?(?:error )?(?P<code>TS\d+): (?P<msg>.+)"
@@ -184,7 +200,8 @@ def _webpack_tsc(lines: list[str], index: int) -> BuildError | None:
     """A diagnostic that webpack's TypeScript loaders print below an `ERROR in <file>` line.
 
     ts-loader writes `ERROR in ./src/a.ts` then `(2,29): error TS2307: ...`; the
-    `[tsl]` form puts the position on the header and `TS2307: ...` on the next line.
+    `[tsl]` form puts the position on the header and `TS2307: ...` on the next line, and
+    awesome-typescript-loader writes `ERROR in [at-loader] ./src/a.ts:29:24`.
     """
     if not 0 < index < len(lines):
         return None
@@ -193,8 +210,8 @@ def _webpack_tsc(lines: list[str], index: int) -> BuildError | None:
     if not header or not diagnostic:
         return None
     groups = {**diagnostic.groupdict(), "file": header["file"]}
-    groups["line"] = groups["line"] or header["line"]
-    groups["col"] = groups["col"] or header["col"]
+    groups["line"] = groups["line"] or header["line"] or header["line2"]
+    groups["col"] = groups["col"] or header["col"] or header["col2"]
     return _tsc(groups, index, lines)
 
 
@@ -274,7 +291,12 @@ def parse(lines: list[str]) -> list[BuildError]:
             if error:
                 errors.append(error)
             continue
-        if " error TS" in text or "error TS" in text[:12]:
+        if ("not found" in text or "not recognized" in text) and (command := _SCRIPT_COMMAND.match(text)):
+            name = command["sh"] or command["win"]
+            category = "configuration" if name in _SYSTEM_TOOLS else "library_unavailable"
+            message = text.strip().lstrip("> ")
+            errors.append(BuildError(message, category, "npm", log_line=index, specificity=8))
+        elif " error TS" in text or "error TS" in text[:12]:
             found = _TSC_LOCATED.match(text) or _TSC_GLOBAL.match(text)
             if found:
                 errors.append(_tsc(found.groupdict(), index, lines))
@@ -299,6 +321,9 @@ PARSER = Parser(
     triggers=(
         "npm ERR!",
         "npm error",
+        "command not found",
+        ": not found",
+        "not recognized as an internal",
         "error TS",
         "ERROR in",
         "Error",

@@ -227,7 +227,9 @@ def parse(lines: list[str]) -> list[BuildError]:
             index += 1
             continue
         frame = pytrace.FRAME.match(text)
-        if pytrace.TRACEBACK.match(text) or (frame and not frame["in"]):
+        # A frame that no frame or header precedes starts a traceback, pasted with or without its header.
+        starts = frame and (not frame["in"] or index == 0 or not pytrace.FRAME.match(lines[index - 1]))
+        if pytrace.TRACEBACK.match(text) or starts:
             error, after = pytrace.traceback(lines, index, "setuptools" if in_backend else "python")
             if error:
                 errors.append(error)

@@ -43,6 +43,11 @@ _BACKEND = re.compile(
 )
 # `cannot import name 'X' from 'pkg.mod' (/path/to/pkg/mod.py)`: Python 3.8+ names the module's file.
 _IMPORT_FROM = re.compile(r"cannot import name '[^']+' from '[^']+' \((?P<path>[^()]+\.py)\)")
+# Names a project gives its own top-level package or folder, never an installable distribution's
+# import name: `No module named 'app'` in a test run means the project is not on sys.path
+# (pytest's `pythonpath`, an editable install, PYTHONPATH), not that a package is missing.
+_NO_MODULE = re.compile(r"No module named '?(?P<top>[\w]+)")
+_PROJECT_PACKAGES = frozenset(("src", "app", "tests", "test", "main", "settings", "helpers", "utils"))
 _MAX_FRAMES_SCAN = 400  # a traceback longer than this is recursion; we stop looking for its end
 _BARE_FRAME_SCAN = 6
 
@@ -106,6 +111,9 @@ def exception_category(exc_type: str, message: str) -> str:
         return "syntax"
     if name in ("ImportError", "AttributeError") and own_import_error(message):
         return "syntax"  # the fix is in the project's imports, not in what is installed
+    missing = _NO_MODULE.search(message) if name in ("ModuleNotFoundError", "ImportError") else None
+    if missing and missing["top"] in _PROJECT_PACKAGES:
+        return "configuration"  # no package has that name: the project's own code is off sys.path
     if name in ("ModuleNotFoundError", "ImportError") or "DistributionNotFound" in name:
         return "library_unavailable"
     if name == "FileNotFoundError" or "No such file or directory" in message or missing_file(message):
@@ -132,8 +140,11 @@ def traceback(lines: list[str], start: int, tool: str) -> tuple[BuildError | Non
     frames: list[tuple[str, int]] = []
     syntax_frame: tuple[str, int] | None = None
     has_header = bool(TRACEBACK.match(lines[start]))
-    # A bare `File "x", line N` is a compile error only when its SyntaxError follows right away.
-    end = min(len(lines), start + (_MAX_FRAMES_SCAN if has_header else _BARE_FRAME_SCAN))
+    # A bare `File "x", line N` is a compile error only when its SyntaxError follows right away;
+    # frames `File "x", line N, in f` without the header line are a traceback pasted without it.
+    frame = FRAME.match(lines[start])
+    headless = bool(frame and frame["in"])
+    end = min(len(lines), start + (_MAX_FRAMES_SCAN if has_header or headless else _BARE_FRAME_SCAN))
     index = start + 1 if has_header else start
     while index < end:
         text = lines[index]
