@@ -51,6 +51,14 @@ def _craft(line: str, n: int) -> str:
     return f":: {line}"
 
 
+def _quoted(line: str, n: int) -> str:
+    return f"> {line}"
+
+
+def _gh_run_view(line: str, n: int) -> str:
+    return f"build\tRun tests\t2025-02-11T08:00:{n % 60:02d}.0000000Z {line}"
+
+
 def _ansi(line: str, n: int) -> str:
     return f"\x1b[31m{line}\x1b[0m" if n % 2 else line
 
@@ -63,7 +71,9 @@ def _html(line: str, n: int) -> str:
     return f'<span style="color:#bb0000">{html.escape(line)}</span>' if n % 2 else html.escape(line)
 
 
-DECORATIONS = [_github, _gitlab, _buildkite, _compose, _craft, _ansi, _ansi_without_esc, _html]
+DECORATIONS = [
+    _github, _gitlab, _gh_run_view, _buildkite, _compose, _craft, _quoted, _ansi, _ansi_without_esc, _html
+]  # fmt: skip
 
 
 @pytest.mark.parametrize("decorate", DECORATIONS, ids=lambda d: d.__name__.strip("_"))

@@ -6,7 +6,8 @@ A log reaches the analyzer as some system showed it, not as the tool printed it:
   `##[error]`, GitLab `2024-03-14T09:12:10.345678Z 01O `, Buildkite `_bk;t=1700000000000`,
   Jenkins' Timestamper, TeamCity, Netlify, BuildKit's `#8 1.927 `);
 - a wrapper labels each line with where it came from (docker compose `web_1  | `, craft tools'
-  `:: `, stream labels such as `[stderr]`);
+  `:: `, stream labels such as `[stderr]`, `gh run view --log`'s job and step), or a comment
+  quotes it in Markdown (`> ` before every line);
 - a web page shows it as HTML (`<span style="color:red">`, `&gt;`, `&#39;`), or a copy lost the
   ESC byte of its colour codes and left `[31m` ... `[0m` in the text.
 
@@ -65,14 +66,20 @@ _PROPERTY = re.compile(r"(\w+)=([^,\n]*)")
 # `api-1  | `) and the craft tools (`:: `). Stripped only when most lines carry one.
 _WRAPPER_LABEL = re.compile(r"\n(?:[\w.-]+[-_]\d+ +\| ?|:: ?)")
 _WRAPPER_SHARE = 0.5
+# A log quoted in Markdown (`> ` before every line of a comment): stripped one level when all but a
+# few lines carry it (Gradle's own `> Task` lines are far fewer than that).
+_QUOTE = re.compile(r"\n> ?")
+_QUOTE_SHARE = 0.9
 
 # Colour codes whose ESC byte a copy lost: `[31m`, `[1;33m`, `[0m`, `[m`, and the erase-line
 # `[2K`/`[0K`. Only taken off when a reset (`[0m`, `[m`, `[39m`, `[22m`) shows the text has them:
 # `[1m` alone could be a log's own text.
 _BARE_SGR = re.compile(r"\[(?:\d{1,3}(?:;\d{1,3})*)?m|\[[0-2]?K")
 _BARE_RESET = re.compile(r"\[(?:0|39|49|22|0;39)?m")
-# GitLab's collapsible sections, left as text when their ESC and CR were lost.
-_SECTION = re.compile(r"section_(?:start|end):\d+:[\w.-]+(?:\[[^\]\n]*\])?")
+# GitLab's and Travis' collapsible sections and timers, left as text when their ESC and CR were lost.
+_SECTION = re.compile(
+    r"section_(?:start|end):\d+:[\w.-]+(?:\[[^\]\n]*\])?|travis_(?:fold|time):(?:start|end):[\w.:,=-]*"
+)
 
 # HTML as a browser page or a forum post holds a log: presentational tags only are removed (the
 # log's own `<T>` generics and `<dependency>` XML stay), and entities are decoded.
@@ -101,12 +108,14 @@ def undecorate(body: str) -> str:
         body = _from_html(body)
     if "m" in body and _BARE_RESET.search(body):
         body = _BARE_SGR.sub("", body)
-    if "section_" in body:
+    if "section_" in body or "travis_" in body:
         body = _SECTION.sub("", body)
     if _LINE_PREFIX.search(body, 0, _HEAD) or any(mark in body for mark in _RUNNER_MARKS):
         body = _LINE_PREFIX.sub("\n", body)
     if "|" in body or "::" in body:
         body = _strip_wrapper_labels(body)
+    if "\n>" in body:
+        body = _strip_quote(body)
     if "\n::" in body:
         body = _WORKFLOW_COMMAND.sub(_workflow_command, body)
     if "\nError:  " in body and "\n[INFO] " in body:
@@ -122,7 +131,7 @@ def _from_html(body: str) -> str:
     if evidence < _HTML_EVIDENCE:
         return body
     body = _HTML_BREAK.sub("\n", body)  # `<br>\n` is one break, not two
-    return html.unescape(_HTML_TAG.sub("", body))
+    return html.unescape(_HTML_TAG.sub("", body)).replace("\xa0", " ")
 
 
 def _strip_wrapper_labels(body: str) -> str:
@@ -132,6 +141,16 @@ def _strip_wrapper_labels(body: str) -> str:
     if labelled < 3 or labelled < _WRAPPER_SHARE * head.count("\n"):
         return body
     return _WRAPPER_LABEL.sub("\n", body)
+
+
+def _strip_quote(body: str) -> str:
+    """Remove one level of Markdown quoting when (nearly) every non-empty line is quoted."""
+    head = body[:_HEAD]
+    quoted = len(_QUOTE.findall(head))
+    lines = head.count("\n") - head.count("\n\n")
+    if quoted < 3 or quoted < _QUOTE_SHARE * lines:
+        return body
+    return _QUOTE.sub("\n", body)
 
 
 def _workflow_command(found: re.Match[str]) -> str:
