@@ -24,25 +24,28 @@ import html
 import re
 
 # What loggers, CI runners and wrappers put before each line: ISO timestamps, bare or bracketed
-# (GitHub Actions, Jenkins), with GitLab's stream tag after them (`01O `, `00E+`), clock times with
-# milliseconds (Gradle --debug, Maven with a timestamped logger), Gradle's `[ERROR] [logger.Name]`,
+# (GitHub Actions, Jenkins), with GitLab's stream tag after them (`01O `, `00E+`), or after a tag
+# (Taskcluster's `[task 2020-03-20T14:13:57.855Z] `), clock times with milliseconds (Gradle --debug,
+# Maven with a timestamped logger, Vercel's `[10:27:33.031] `), Gradle's `[ERROR] [logger.Name]`,
 # flutter --verbose's `[ +12 ms]`, stream labels (`[stderr]`: EAS, some CI runners), Jenkins'
 # Timestamper (`14:58:51  `), TeamCity's `[12:00:01]W:\t [Step 2/4] `, Netlify's `7:20:54 PM: `,
-# BuildKit's `#8 1.927 `, Buildkite's `_bk;t=1700000000000` (its ESC and BEL are gone by now or
-# never were) and the GitHub Actions / Azure Pipelines level and group marks (`##[error]`).
+# BuildKit's `#8 1.927 ` and its error summary's `0.415 `, Buildkite's `_bk;t=1700000000000` (its
+# ESC and BEL are gone by now or never were) and the GitHub Actions / Azure Pipelines level and
+# group marks (`##[error]`).
 _LINE_PREFIX = re.compile(
     r"\n\ufeff?(?:"
     # `gh run view --log` and viewers built on it: job and step names before the timestamp.
     r"(?:[^\t\n|]{1,80}(?:\t| \| )){1,2}(?=\d{4}-\d\d-\d\dT\d\d:)"
     r"|\[?\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\]? (?:\d\d[OE]\+? )?"
-    r"|\d\d:\d\d:\d\d[.,]\d{3} "
+    r"|\[?\d\d:\d\d:\d\d[.,]\d{3}\]? "
     r"|\d\d:\d\d:\d\d {1,2}"
     r"|\[(?:ERROR|WARN|INFO|LIFECYCLE|QUIET|DEBUG)\] \[[a-z][\w.$]*\] ?"
     r"|\[(?: {8}| *\+\d+ ms)\] "
     r"|\[std(?:out|err)\] ?"
     r"|\[\d\d:\d\d:\d\d\] ?[A-Za-z]?:\s+\[Step \d+/\d+\] ?"
     r"|\d{1,2}:\d\d:\d\d [AP]M: "
-    r"|#\d+ \d+\.\d+ "
+    r"|#\d+ \d+\.\d+ |\d{1,4}\.\d{3} "
+    r"|\[[\w.-]+ \d{4}-\d\d-\d\dT[\d:.]+Z?\] "
     r"|_?bk;t=\d+\x07?"
     r"|##\[(?:error|warning|notice|debug|group|endgroup|section|command|info)\]"
     r")+"

@@ -25,6 +25,7 @@ _CANDIDATE = Phrases(
     "error", "fail", "could not", "couldn't", "cannot", "can't", "not found", "missing", "exception",
     "incompatible", "unsupported", "unable", "no such", "denied", "invalid", r"requires?\b",
     "not supported", "no matching", "exceeded", "not installed", "externally managed", "unsupported",
+    "can not", "not allowed", "not permitted", "refused", "problems found", "is required",
 )  # fmt: skip
 # An explicit error marker: `error:`, `[ERROR]`, `Error:`, `npm ERR!`, `ERESOLVE`, kotlinc's `e:`.
 _MARKED = re.compile(r"(?:^|[\s\[:(])(?:fatal )?(?:error|ERROR|Error)(?:[:!\]]| TS\d)|^e: |\bE[A-Z]{3,}\b")

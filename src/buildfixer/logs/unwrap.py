@@ -14,6 +14,11 @@ extension and a position (`...\Ba` + `sket.java:[51,20]`). The rows after a join
 while the previous one filled the width too (a message wrapped on). Ordinary consecutive lines
 that merely happen to be as long as the width are left alone.
 
+A second kind of cut: a pasted error row broken inside a word by the window it was copied from,
+with no width to recognise (`...values.xml:105:5-114:25: AAPT: error: resour` + `ce android:attr/lStar
+not found.`). Such a row is joined only when the row above is a long error row ending in a letter and
+this one starts in column 0 with a lower-case fragment that is not a word a tool starts its lines with.
+
 Cost: one regex pass over the text finds the rows that could continue a path (most logs have
 none); only then are row lengths looked at.
 """
@@ -37,6 +42,13 @@ _POSITION = re.compile(r"\.[A-Za-z][\w+-]{0,9}(?::\[\d|:\d|:? ?\(\d)")
 _NEW_RECORD = re.compile(r"[\s\[>]|[ew]: |\d\d:\d\d|[A-Za-z]:[\\/]")
 # Rows of one logical line joined at most (a runaway chain must not build a huge line).
 _MAX_ROWS = 12
+# A row that may finish a word the row above was cut in: a lower-case fragment, then a blank.
+_FRAGMENT = re.compile(r"\n(?=[a-z]{1,15} )")
+# Words tools start their own lines with, never the rest of a cut word.
+_TOOL_WORD = re.compile(
+    r"(?:npm|yarn|pnpm|at|error|warning|warn|note|hint|info|debug|make|ninja|cmake|gradle|e|w|i|ok|not|from)\b"
+)
+_CUT_ROW_MIN = 100
 
 
 def _ends_in_path(row: str) -> bool:
@@ -69,6 +81,8 @@ def unwrap(body: str, dropped: str) -> str:
     Returns:
         The text with wrapped rows joined.
     """
+    if "rror" in body:
+        body = _join_cut_words(body, dropped)
     hits = [found.start() for found in _CONTINUATION.finditer(body)]
     if not hits:
         return body
@@ -99,3 +113,27 @@ def unwrap(body: str, dropped: str) -> str:
         done = end
     parts.append(body[done:])
     return "".join(parts)
+
+
+def _join_cut_words(body: str, dropped: str) -> str:
+    """Join a long error row cut inside a word to the row that finishes the word (see above)."""
+    parts: list[str] = []
+    done = 0
+    for found in _FRAGMENT.finditer(body):
+        hit = found.start()
+        if hit < done:
+            continue
+        row_start = body.rfind("\n", 0, hit) + 1
+        row = body[row_start:hit]
+        cut = len(row) >= _CUT_ROW_MIN and row[-1:].isalpha() and "rror" in row
+        if not cut or _TOOL_WORD.match(body, hit + 1):
+            continue
+        end = body.find("\n", hit + 1)
+        end = len(body) if end < 0 else end
+        parts += [body[done:hit], body[hit + 1 : end], "\n" + dropped]
+        done = end
+    if not parts:
+        return body
+    parts.append(body[done:])
+    return "".join(parts)
+

@@ -49,13 +49,25 @@ _ALIAS = re.compile(r"(?:@|~|@@|~~)(?:/|$)|[#$]")
 _RELATIVE = re.compile(r"\.{1,2}(?:[\\/]|$)|[\\/]|[A-Za-z]:[\\/]|file:")
 
 
-def module_category(module: str, importer: str | None = None, *, bundled: bool = True) -> str:
+# Files the TypeScript compiler types only through a `declare module '*.ext'` declaration.
+_NOT_TYPESCRIPT = re.compile(
+    r"\.(?:vue|svelte|astro|svg|png|jpe?g|gif|webp|avif|ico|bmp|css|scss|sass|less|styl|md|mdx|html|txt|wasm"
+    r"|graphql|gql|glsl|mp3|mp4|woff2?|ttf|yaml|yml)$"
+)
+
+
+def module_category(
+    module: str, importer: str | None = None, *, bundled: bool = True, typechecked: bool = False
+) -> str:
     """The category of an import that cannot be resolved, by what it names.
 
     Args:
         module: the specifier as written in the import (`./a`, `lodash/fp`, `@/a`).
         importer: the file holding the import, when the log names it.
         bundled: a bundler reports it (built-in node modules are then a target setting).
+        typechecked: the TypeScript compiler reports it (tsc, ts-jest); it never resolves
+            `./Button.vue` or `./logo.svg` by itself, so the project lacks the declaration
+            (`declare module '*.vue'` in a shims or env.d.ts file) that types such files.
 
     Returns:
         `resource_missing` for a path of the project, `configuration` for an alias, a project
@@ -63,6 +75,8 @@ def module_category(module: str, importer: str | None = None, *, bundled: bool =
         `library_unavailable` (a package that is not installed).
     """
     module = module.strip()
+    if typechecked and _NOT_TYPESCRIPT.search(module.split("?")[0]):
+        return "configuration"
     if _RELATIVE.match(module):
         # A package's own relative import failing means the installed package is incomplete.
         inside = importer and "node_modules" in importer.replace("\\", "/").split("/")
@@ -99,8 +113,10 @@ _ENTRY = re.compile(r"Entry module not found: (?:Error: )?Can't resolve '(?P<mod
 # Vite's `File: /abs/a.ts:2:17` (or the bare location line of the error overlay's text).
 _VITE_FILE = re.compile(r"^\s*File: (?P<file>.+?)(?::(?P<line>\d+):(?P<col>\d+))?\s*$")
 _PLACE = re.compile(r"^\s*(?P<file>(?:[A-Za-z]:)?[\\/][^:]+|[^\s:]+):(?P<line>\d+):(?P<col>\d+):?\s*$")
+# Rolldown's and oxc's code frame (ariadne): `╭─[ src/a.tsx:2:29 ]`.
+_FRAME_HEAD = re.compile(r"^\s*[╭┌]─\[ ?(?P<file>(?:[A-Za-z]:)?[^\]:]+):(?P<line>\d+):(?P<col>\d+) ?\]")
 _COULD_NOT = re.compile(
-    r"Could not resolve (?P<q>[\"'])(?P<module>[^\"']+)(?P=q)(?: from [\"']?(?P<file>[^\"']+))?"
+    r"Could not resolve (?P<q>[\"'])(?P<module>[^\"']+)(?P=q)(?: (?:from|in) [\"']?(?P<file>[^\"'\s]+))?"
 )
 # esbuild before 0.10 put the place first: `src/a.js:6:21: error: Could not resolve "x"`.
 _ESBUILD_OLD = re.compile(r"^\s*(?:> )?(?P<file>[^\s:]+(?::[\\/][^:]+)?):(?P<line>\d+):(?P<col>\d+): error: ")
@@ -199,6 +215,9 @@ def _could_not(lines: list[str], index: int, found: re.Match[str]) -> BuildError
         return _error(module, "esbuild", place, text[found.start() :], index)
     if found["file"]:
         file = found["file"].strip().rstrip(".")
+        for below in lines[index + 1 : index + 4]:
+            if (head := _FRAME_HEAD.match(below)) and head["file"].strip() == file:
+                return _error(module, "rollup", _place(file, head["line"], head["col"]), found[0], index)
         return _error(module, "rollup", (file, None, None), found[0], index)
     for below in lines[index + 1 : index + 5]:
         if where := _PLACE.match(below):

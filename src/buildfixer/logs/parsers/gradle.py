@@ -303,11 +303,15 @@ def parse(lines: list[str]) -> list[BuildError]:
     block_end = 0
     # Only a few lines can matter; pick them with substring tests (a 10 MB log
     # has ~150k lines) and skip those already read as part of a block.
-    candidates = [n for n, text in enumerate(lines) if text.startswith(_INTERESTING) or "FAILED" in text]
+    candidates = [
+        n for n, text in enumerate(lines)
+        if text.startswith(_INTERESTING) or "FAILED" in text or text[:3] == " * "
+    ]  # fmt: skip
     for i in candidates:
         if i < block_end:
             continue
-        line = lines[i]
+        # A section heading pasted one blank in (` * What went wrong:`) is still one.
+        line = lines[i][1:] if lines[i][:3] == " * " else lines[i]
         if line.startswith("* "):
             if line.startswith("* Where:"):
                 where = None

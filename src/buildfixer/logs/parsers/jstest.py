@@ -100,14 +100,23 @@ def _normalize(path: str) -> str:
     return path.replace("\\", "/").removeprefix("./")
 
 
+def _same(a: str, b: str) -> bool:
+    return _same_file(_normalize(a), _normalize(b))
+
+
 def _same_file(frame: str, test_file: str) -> bool:
     return frame == test_file or frame.endswith("/" + test_file) or test_file.endswith("/" + frame)
+
+
+# A compiler's diagnostic as a suite's first line: ts-jest's `src/a.spec.ts:1:20 - error TS2307: ...`.
+_DIAGNOSTIC_PLACE = re.compile(r"(?P<file>[^\s:(]+\.[cm]?[jt]sx?)[:(](?P<line>\d+)[:,]\d+\)? - error ")
 
 
 def _category(message: str, suite: bool) -> str:
     if found := _UNRESOLVED.search(message):
         # jest: `Cannot find module './x' from 'src/a.js'`; vitest: node's or Vite's words.
-        category = module_category(found["module"] or found["vite"], bundled=False)
+        typechecked = "TS2307" in message or "type declarations" in message
+        category = module_category(found["module"] or found["vite"], bundled=False, typechecked=typechecked)
     else:
         category = classify(message, "node")
     return category if category in (_SUITE_CAUSES if suite else _TEST_CAUSES) else "test_failure"
@@ -257,6 +266,9 @@ def _block_failure(lines: list[str], index: int, name: str, file: str | None) ->
     importer = _JEST_IMPORTER.search(detail)
     if place := _project_location(lines, index + 1, end, importer["file"] if importer else file):
         error.file, error.line = place[0], place[1]
+    elif (compiled := _DIAGNOSTIC_PLACE.match(detail)) and (not file or _same(compiled["file"], file)):
+        # ts-jest: `src/a.spec.ts:1:20 - error TS2307: ...`
+        error.file, error.line = file or compiled["file"], int(compiled["line"])
     error.message = f"{name}: {detail}" if detail else name
     if detail and name.endswith(_JEST_SUITE):
         error.category = _category(detail, suite=True)

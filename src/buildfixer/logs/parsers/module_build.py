@@ -9,6 +9,15 @@
   the next line, which names the file and place itself (`SyntaxError: /abs/src/a.js: Unexpected
   token (12:5)`), or says what the loader lacks (`Error: Cannot find module 'sass'`).
 
+- Rollup (and Vite, which builds with it) says the same as webpack's missing loader in its own words:
+  `[commonjs--resolver] node_modules/x/a.node (1:0): Unexpected character (Note that you
+  need plugins to import files that are not JavaScript)`, with the file on a `file: /abs/a.node:1:0`
+  line below when the message has none.
+
+- Create React App: `Failed to compile.`, the module on a line of its own (`./src/index.js`), then the
+  error (`Error: [BABEL] /abs/src/index.js: Cannot find module 'gensync'`); ESLint's rows there are
+  the eslint parser's.
+
 The place is the module's file and the `(line:col)` webpack or the loader gives. A module webpack
 itself cannot parse needs a loader (configuration); a syntax error a loader reports is in the file;
 anything else is classified by the loader's own words.
@@ -39,6 +48,60 @@ _NO_LOADER = re.compile(r"no loaders are configured|need an (?:additional|approp
 _ABOVE = 3
 _BELOW = 4
 _MAX_MESSAGE = 600
+
+
+# Rollup: a module none of its plugins turned into JavaScript.
+_ROLLUP_NOTE = "you need plugins to import files that are not JavaScript"
+_ROLLUP_PLACE = re.compile(r"(?:^|\] )(?P<file>[^\s()\[\]]+\.\w+) \((?P<line>\d+):(?P<col>\d+)\)")
+_ROLLUP_FILE = re.compile(r"^\s*(?:At )?file: (?P<file>\S+?)(?::(?P<line>\d+):(?P<col>\d+))?(?:\s|$)")
+
+
+def _rollup(lines: list[str], index: int) -> BuildError:
+    """A module Rollup could not parse: no plugin for its kind of file (configuration)."""
+    text = lines[index].strip()
+    place = _ROLLUP_PLACE.search(text)
+    if not place:
+        below = lines[index + 1 : index + 1 + _BELOW]
+        place = next((found for t in below if (found := _ROLLUP_FILE.match(t))), None)
+    file, line, col = (place["file"], place["line"], place["col"]) if place else (None, None, None)
+    return BuildError(
+        text[:_MAX_MESSAGE],
+        "configuration",
+        "rollup",
+        file,
+        int(line) if line else None,
+        int(col) if col else None,
+        log_line=index,
+        specificity=9 if file else 6,
+    )
+
+
+_COMPILE_FAILED = "Failed to compile."
+_CRA_LOOK = 4  # lines from `Failed to compile.` to the module line
+
+
+def _failed_to_compile(lines: list[str], index: int) -> BuildError | None:
+    """Create React App's report of a module that failed: the module line and the error below it."""
+    rest = [(n, t) for n, t in enumerate(lines[index + 1 : index + 1 + _CRA_LOOK], index + 1) if t.strip()]
+    module = next(((n, found) for n, t in rest if (found := _MODULE_LINE.match(t))), None)
+    if not module:
+        return None
+    at, found = module
+    detail = next((t.strip() for t in lines[at + 1 : at + 3] if t.strip()), "")
+    if not detail or detail.startswith("Line ") or detail[0].isdigit():
+        return None  # ESLint's rows, which the eslint parser reads
+    position = _POSITION.search(detail)
+    category = classify(detail, "webpack")
+    return BuildError(
+        detail[:_MAX_MESSAGE],
+        "syntax" if category == "other" or "SyntaxError" in detail else category,
+        "webpack",
+        found["file"].removeprefix("./"),
+        int(position["line"]) if position else None,
+        int(position["col"]) if position else None,
+        log_line=at + 1,
+        specificity=9,
+    )
 
 
 def _module_above(lines: list[str], index: int) -> re.Match[str] | None:
@@ -85,7 +148,7 @@ def _one(lines: list[str], index: int, found: re.Match[str]) -> BuildError:
 
 
 def parse(lines: list[str]) -> list[BuildError]:
-    """Find webpack's `Module parse failed` and `Module build failed` errors.
+    """Find webpack's `Module parse failed` and `Module build failed` errors, and Rollup's like them.
 
     Args:
         lines: the cleaned log.
@@ -96,13 +159,23 @@ def parse(lines: list[str]) -> list[BuildError]:
     errors: list[BuildError] = []
     seen: set[tuple[str | None, int | None, str]] = set()
     for index, text in enumerate(lines):
+        error = None
         if "Module " in text and " failed" in text and (found := _FAILED.search(text)):
             error = _one(lines, index, found)
+        elif _ROLLUP_NOTE in text:
+            error = _rollup(lines, index)
+        elif _COMPILE_FAILED in text:
+            error = _failed_to_compile(lines, index)
+        if error:
             key = (error.file, error.line, error.message)
-            if key not in seen:
+            if key not in seen:  # Rollup and Vite repeat the error below their summary
                 seen.add(key)
                 errors.append(error)
     return errors
 
 
-PARSER = Parser(name="module_build", triggers=("Module parse failed", "Module build failed"), parse=parse)
+PARSER = Parser(
+    name="module_build",
+    triggers=("Module parse failed", "Module build failed", _ROLLUP_NOTE, _COMPILE_FAILED),
+    parse=parse,
+)

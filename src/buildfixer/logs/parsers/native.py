@@ -68,9 +68,10 @@ def parse(lines: list[str]) -> list[BuildError]:
                 )
             )
         elif "rule to make" in text and (found := _MISSING_INPUT.search(text)):
-            # The file a step needs; ninja's words make it native (ndk), make's a missing file.
+            # The file a step needs; ninja's words make it native code's (ndk), make's a missing file.
             message = found["msg"].strip()[:_MAX_MESSAGE]
-            errors.append(BuildError(message, classify(message), "make" if "make" in message[:8] else "ninja",
+            tool = "make" if "make" in message[:8] else "ninja"
+            errors.append(BuildError(message, classify(message), tool,
                                      file=found["file"], log_line=index, specificity=9))  # fmt: skip
         elif ("ld" in text and "cannot find -l" in text) or "undefined reference to" in text:
             linked = _LINKER.search(text) or _UNDEFINED.search(text)

@@ -13,6 +13,7 @@ from buildfixer.core.build_result import BuildError
 from buildfixer.logs.parsers import Parser
 from buildfixer.logs.parsers.bundler import module_category
 from buildfixer.logs.parsers.jstest import test_failures
+from buildfixer.logs.taxonomy import classify
 
 _NPM_PREFIX = re.compile(r"^\s*npm (?:ERR!|error)(?: |$)")
 _NPM_CODE = re.compile(r"^code (?P<code>E[A-Z0-9_]+)")
@@ -75,6 +76,10 @@ _TSC_LOCATED = re.compile(
     r" error (?P<code>TS\d+): (?P<msg>.+)"
 )
 _TSC_GLOBAL = re.compile(r"^\s*error (?P<code>TS\d+): (?P<msg>.+)")
+# The Angular compiler (ngc, AOT) before version 9: `ERROR in src/app/a.component.html(9,18): : msg`.
+_NGC = re.compile(
+    r"^\s*(?:ERROR in )?(?P<file>[^\s(:]+\.(?:html|ts))\((?P<line>\d+),(?P<col>\d+)\): : (?P<msg>.+)"
+)
 # webpack's TypeScript loaders: `ERROR in <file>[(line,col)]`, the diagnostic on the next line.
 _WEBPACK_HEADER = re.compile(
     r"^\s*(?:\[tsl\] )?ERROR in (?:\[[\w-]+\] )?(?P<file>\S+?)"
@@ -153,7 +158,7 @@ def _tsc(groups: dict[str, str | None], index: int, lines: list[str]) -> BuildEr
     if code in ("TS2307", "TS2792") and (module := _TSC_MODULE.search(message)):
         name = module["module"] or module["dq"] or module["bare"].rstrip(".")
         # tsc type-checks, it does not bundle: a missing `fs` is a missing @types/node.
-        category = module_category(name, groups.get("file"), bundled=False)
+        category = module_category(name, groups.get("file"), bundled=False, typechecked=True)
     elif code in ("TS7016", "TS2688"):
         category = "library_unavailable"
     elif code in ("TS6053", "TS6231", "TS5083", "TS5058"):
@@ -235,7 +240,8 @@ def _node_error(lines: list[str], index: int, found: re.Match[str]) -> BuildErro
     # `file.js:12` above the source excerpt names the place exactly (syntax errors have no frame).
     for back in range(index - 1, max(-1, index - 6), -1):
         if (header := _NODE_HEADER.match(lines[back])) and not lines[back].startswith("node:"):
-            file, line = header["file"], int(header["line"])
+            if "node_modules" not in header["file"]:  # a tool threw it: not a place in the project
+                file, line = header["file"], int(header["line"])
             break
     if importer := _NODE_IMPORTER.search(found["msg"]):
         # The ES module loader's frames are all node's internals; the message names the importer.
@@ -268,7 +274,7 @@ def _node_error(lines: list[str], index: int, found: re.Match[str]) -> BuildErro
         file,
         line,
         log_line=index,
-        specificity=(10 if category == "syntax" else 9) if file else 7,
+        specificity=((10 if category == "syntax" else 9) if file else 7) if category != "other" else 5,
     )
 
 
@@ -300,6 +306,11 @@ def parse(lines: list[str]) -> list[BuildError]:
             found = _TSC_LOCATED.match(text) or _TSC_GLOBAL.match(text)
             if found:
                 errors.append(_tsc(found.groupdict(), index, lines))
+        elif "): : " in text and (ngc := _NGC.match(text)):
+            place = (ngc["file"], int(ngc["line"]), int(ngc["col"]))
+            message = ngc["msg"].strip()
+            category = classify(message, "tsc")
+            errors.append(BuildError(message, category, "ngc", *place, log_line=index, specificity=10))
         elif "ERROR in" in text and "error TS" not in text and (webpack := _webpack_tsc(lines, index + 1)):
             errors.append(webpack)
             index += 1

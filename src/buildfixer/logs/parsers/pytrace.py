@@ -48,6 +48,8 @@ _IMPORT_FROM = re.compile(r"cannot import name '[^']+' from '[^']+' \((?P<path>[
 # (pytest's `pythonpath`, an editable install, PYTHONPATH), not that a package is missing.
 _NO_MODULE = re.compile(r"No module named '?(?P<top>[\w]+)")
 _PROJECT_PACKAGES = frozenset(("src", "app", "tests", "test", "main", "settings", "helpers", "utils"))
+# The folders pip unpacks a package it builds into: `/tmp/pip-build-x/pkg`, `pip-req-build-x`, ...
+_PIP_BUILD_DIR = re.compile(r"[/\\]pip-(?:build|req-build|install|wheel|[a-z0-9_]{6,8}-build)\b")
 _MAX_FRAMES_SCAN = 400  # a traceback longer than this is recursion; we stop looking for its end
 _BARE_FRAME_SCAN = 6
 
@@ -176,6 +178,12 @@ def _exception(
     else:
         file, line = project_frame(frames)
     category = exception_category(exc_type, message)
+    if file is None and frames and category == "syntax" and own_import_error(message):
+        file, line = frames[-1]  # an installed package's own import cycle closes in its innermost frame
+    if category == "syntax" and file and _PIP_BUILD_DIR.search(file):
+        # A package pip is building from its release does not have a syntax error in the Python it
+        # supports: the interpreter is the wrong one (Python 2's pip on annotations, say).
+        category = "configuration"
     if tool == "setuptools":
         # Inside pip's build-backend output: name the backend whose code raised.
         backend = next((b for f, _ in reversed(frames) if (b := _BACKEND.search(f))), None)
