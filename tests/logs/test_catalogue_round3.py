@@ -22,6 +22,9 @@ from buildfixer.logs.taxonomy import classify, toolchain_missing
         "gyp ERR! stack Error: not found: make",
         "configure: error: no acceptable C compiler found in $PATH",
         "xcrun: error: invalid active developer path (/Library/Developer/CommandLineTools)",
+        "Could not find `protoc` installation and this build crate cannot proceed without this knowledge.",
+        "../meson.build:1:0: ERROR: Unknown compiler(s): [['cc'], ['gcc'], ['clang']]",
+        "error: package `ruff v0.5.0` cannot be built because it requires rustc 1.74 or newer",
     ],
 )
 def test_a_missing_toolchain_of_any_backend_is_configuration(message: str):
@@ -33,6 +36,7 @@ def test_a_missing_toolchain_of_any_backend_is_configuration(message: str):
     "message",
     [
         "error: externally-managed-environment",
+        "error: The interpreter at /usr is externally managed, and indicates the following:",
         "ERROR: Can not perform a '--user' install. User site-packages are not visible in this virtualenv.",
         "npm ERR! Error: EACCES: permission denied, mkdir '/usr/lib/node_modules/x'",
         'error ws@8.0.0: The engine "node" is incompatible with this module. Expected version ">=10".',

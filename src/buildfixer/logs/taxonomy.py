@@ -54,6 +54,11 @@ TOOLCHAIN_MISSING = (
     r"(?:C|C\+\+|Fortran) compiler (?:cannot create executables|not found|is not (?:installed|available))",
     r"no acceptable C compiler found|Unable to find a (?:C|C\+\+) compiler",
     r"xcrun: error: invalid active developer path",
+    # maturin, cargo and build scripts of Rust crates (prost's `protoc`), meson-python, scikit-build.
+    r"(?:Failed to|could not|couldn't) (?:find|locate) `?(?:cargo|rustc)\b|requires rustc [\d.]+ or newer",
+    r"Could not find `[\w.-]+`(?: installation)?|Unknown compiler\(s\)|Did not find (?:a )?\w+ compiler",
+    r"Compiler \S+ can not compile programs|unable to find a build program corresponding to",
+    r"Did not find pkg-config",
     # node-gyp looking the tool up on PATH (`gyp ERR! stack Error: not found: make`).
     r"\bnot found: (?:make|gmake|python[\d.]*|g\+\+|gcc|c\+\+|cc|clang|cmake|ninja|msbuild)\b",
 )
@@ -62,7 +67,7 @@ TOOLCHAIN_MISSING = (
 # externally managed interpreter, a `--user` install inside a virtualenv, a folder the user may not
 # write, an engine range the installed node is outside of (yarn's wording).
 ENVIRONMENT_REFUSAL = (
-    r"externally[- ]managed[- ]environment|This environment is externally managed",
+    r"externally[- ]managed[- ]environment|\bis externally managed\b",
     r"Can not perform a '--user' install|User site-packages are not visible",
     r"\bEACCES\b|\[Errno 13\] Permission denied|: Permission denied$",
     r"Could not install packages due to an (?:OSError|EnvironmentError)",
@@ -76,6 +81,7 @@ BUILD_CACHE = (
     r"Configuration cache problems found|problems? (?:was|were) found (?:storing|reusing|loading)"
     r" the configuration cache",
     r"Configuration cache state could not be cached|configuration cache (?:entry|report)",
+    r"Could not (?:serialize|load) value of type|cannot serialize object of type",
     r"at execution time is (?:unsupported|not supported)",
     r"not (?:yet )?(?:compatible|supported) with the configuration cache|notCompatibleWithConfigurationCache",
     r"Could not (?:load|store) (?:cache )?entry \S+ (?:from|in) (?:the )?(?:local |remote )?build cache",
