@@ -88,6 +88,9 @@ class BuildOptions:
             the dynamic ones (ranges, `1.+`, SNAPSHOTs) when the caller runs it first.
         max_builds: At most this many builds at once on this machine with this cache directory
             (buildsys.slots; every process counts); None: no cap. Waiting is not build time.
+        stall_s: Stop a step that printed nothing and used (almost) no CPU for this long: a build
+            waiting forever (a lockfile npm cannot reconcile, a prompt, a dead lock holder) would
+            otherwise cost the whole `timeout_s` (buildsys.activity); None never does.
         trust_domain: Whose dependency caches the build uses (`shared_cache`): builds of one
             domain share caches, other domains never see them. The commands set it per project
             (`fix` and `build`: the project's folder; `bench`: the instance's repository);
@@ -107,6 +110,7 @@ class BuildOptions:
     as_of: str | None = None
     max_builds: int | None = None
     trust_domain: str | None = None
+    stall_s: float | None = 300.0
 
     def state_for(self, project: Path) -> Path:
         """The state directory of a project: explicit, or keyed by its absolute path.

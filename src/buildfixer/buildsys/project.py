@@ -20,8 +20,15 @@ from buildfixer.buildsys.runner import BuildStep, RunResult, kill_owned, read_ta
 from buildfixer.buildsys.sandbox.backends import SANDBOX_GIT_ENV, confinement_for, get_sandbox
 from buildfixer.buildsys.sandbox.egress import proxy_environment
 from buildfixer.buildsys.sandbox.identity import hand_over, lent
+from buildfixer.buildsys.sandbox.keeper import kept_session, stop_keepers
 from buildfixer.buildsys.sandbox.limits import sandbox_limits
-from buildfixer.buildsys.sandbox.session import SESSION_LOST, SandboxSession, close_sessions, session_for
+from buildfixer.buildsys.sandbox.session import (
+    SESSION_LOST,
+    SandboxSession,
+    Session,
+    close_sessions,
+    session_for,
+)
 from buildfixer.buildsys.sandbox.variables import build_environment
 from buildfixer.buildsys.slots import build_slot
 from buildfixer.core.build_result import BuildResult, Status
@@ -111,10 +118,10 @@ def build_project(
         with build_slot(options.cache_dir, options.max_builds):
             run = run_steps(
                 plan.steps, cwd=project, env=env, log_path=log_path, timeout_s=options.timeout_s, owner=owner,
-                session=session,
+                session=session, stall_s=options.stall_s,
             )  # fmt: skip
     if not options.warm:
-        kill_owned(owner)  # cold protocol: nothing outlives the build
+        stop_daemons(project, options)  # cold protocol: nothing outlives the build, no warm sandbox either
     succeeded = len(run.steps_run) - (0 if run.exit_code == 0 else 1)
     for step in plan.steps[:succeeded]:
         for stamp, value in step.stamps.items():  # e.g. dependencies installed: reusable next time
@@ -166,15 +173,16 @@ def sandbox_environment(env: dict[str, str], confinement: Confinement) -> dict[s
 @contextlib.contextmanager
 def sandbox_session(
     project: Path, options: BuildOptions, confinement: Confinement, warm: bool
-) -> Iterator[SandboxSession]:
+) -> Iterator[Session]:
     """The project's sandbox for one build or command, the project writable by the sandbox's user.
 
     The caches and the sandbox's part of the project's state are handed to that user for good
     (`buildsys.sandbox.identity`); so is a project inside buildfixer's cache directory (a workspace: a
     copy of buildfixer's own), walked again each time for what buildfixer wrote into it since.
     Any other project (the user's folder, built in place) is lent for the block and handed back.
-    `warm`: the project's long-lived session (its daemons stay warm); otherwise a session of its
-    own, closed at the end.
+    `warm`: the project's long-lived session (its daemons stay warm): for a project built in
+    place, its keeper's, which outlives this command (`buildsys.sandbox.keeper`); for a workspace
+    of buildfixer's, this process's. Otherwise a session of its own, closed at the end.
     """
     prefix = get_sandbox(options.sandbox).wrap([], confinement)
     for folder in confinement.writable:
@@ -183,8 +191,11 @@ def sandbox_session(
     ours = project.resolve().is_relative_to(options.cache_dir.resolve())
     if ours:
         hand_over(project)
+    session: Session
     if warm:
-        session = session_for(project, prefix, confinement.writable)
+        writable = confinement.writable
+        kept = None if ours else kept_session(project.resolve(), prefix, writable, options.cache_dir)
+        session = kept or session_for(project, prefix, confinement.writable)
     else:
         session = SandboxSession(prefix, confinement.writable)
     try:
@@ -209,12 +220,15 @@ def run_in_sandbox(
     if confinement is not None:
         options = replace(options, sandbox="bubblewrap")
     elif options.sandbox == "none":
-        return run_steps(step, cwd=project, env=env, log_path=log_path, timeout_s=timeout_s, owner=owner)
+        return run_steps(
+            step, cwd=project, env=env, log_path=log_path, timeout_s=timeout_s, owner=owner,
+            stall_s=options.stall_s,
+        )  # fmt: skip
     confinement = confinement or confinement_for(project, options)
     with sandbox_session(project, options, confinement, warm=False) as session:
         return run_steps(
             step, cwd=project, env=sandbox_environment(env, confinement), log_path=log_path,
-            timeout_s=timeout_s, owner=owner, session=session,
+            timeout_s=timeout_s, owner=owner, session=session, stall_s=options.stall_s,
         )  # fmt: skip
 
 
@@ -225,7 +239,8 @@ def stop_daemons(project: Path, options: BuildOptions | None = None) -> int:
     """
     options = options or BuildOptions()
     project = project.resolve()
-    return close_sessions(project) + kill_owned(options.owner_token(project), grace_s=5.0)
+    stopped = close_sessions(project) + stop_keepers(project, options.cache_dir)
+    return stopped + kill_owned(options.owner_token(project), grace_s=5.0)
 
 
 def discard_state(state: Path) -> None:

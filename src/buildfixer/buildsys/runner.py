@@ -26,10 +26,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
+from buildfixer.buildsys.activity import OWNER_VAR, StallWatch, owned_pids
 from buildfixer.buildsys.sandbox.limits import sandbox_limits
-from buildfixer.buildsys.sandbox.session import SandboxSession
+from buildfixer.buildsys.sandbox.session import Session
 
-OWNER_VAR = "BUILDFIXER_OWNER"
 _GRACE_S = 3.0
 
 
@@ -59,6 +59,8 @@ class RunResult:
     steps_run: list[list[str]] = field(default_factory=list)
     # The sandbox limit (a buildsys.sandbox.limits.Limits field) the failing step reached, if any.
     limit: str | None = None
+    # The step printed nothing and used no CPU for `stall_s` and was stopped (also `timed_out`).
+    stalled: bool = False
 
     @property
     def failed(self) -> bool:
@@ -74,13 +76,15 @@ def run_steps(
     log_path: Path,
     timeout_s: float,
     owner: str,
-    session: SandboxSession | None = None,
+    session: Session | None = None,
+    stall_s: float | None = None,
 ) -> RunResult:
     """Run steps in order until one fails or the overall timeout expires.
 
     The log file receives a `$ command` header per step followed by its output.
     On timeout the whole process group and every process tagged with `owner` are killed
-    (with a `session`, the steps run inside it and a timeout ends the session).
+    (with a `session`, the steps run inside it and a timeout ends the session). A step that
+    prints nothing and uses no CPU for `stall_s` is stopped the same way (buildsys.activity).
     """
     log_path.parent.mkdir(parents=True, exist_ok=True)
     env = {**env, OWNER_VAR: owner}
@@ -97,9 +101,11 @@ def run_steps(
             log.flush()
             result.steps_run.append(step.argv)
             if session is not None:
+                remaining = deadline - time.monotonic()
                 code, timed_out = session.run(
-                    step.argv, step.cwd or cwd, {**env, **step.env}, log.fileno(), deadline - time.monotonic()
+                    step.argv, step.cwd or cwd, {**env, **step.env}, log.fileno(), remaining, stall_s
                 )
+                result.stalled = session.stalled
                 if timed_out:
                     kill_owned(owner)
                 if session.limit_hit and code != 0:
@@ -107,7 +113,12 @@ def run_steps(
                     note = sandbox_limits().describe(session.limit_hit)
                     log.write(f"\n[buildfixer] stopped: the sandbox reached its limit of {note}\n".encode())
             else:
-                code, timed_out = _run_one(step, cwd, env, log, deadline, owner)
+                code, timed_out, result.stalled = _run_one(step, cwd, env, log, deadline, owner, stall_s)
+            if result.stalled:
+                quiet = f"no output and no CPU for {stall_s:.0f}s"
+                log.write(f"\n[buildfixer] stalled: {quiet}: stopped the build\n".encode())
+                result.exit_code, result.timed_out, result.failed_step = -1, True, step.argv
+                break
             if timed_out:
                 log.write(f"\n[buildfixer] timeout after {timeout_s:.0f}s: killed the build\n".encode())
                 result.exit_code, result.timed_out, result.failed_step = -1, True, step.argv
@@ -127,11 +138,13 @@ def open_private(path: Path) -> BinaryIO:
 
 
 def _run_one(
-    step: BuildStep, cwd: Path, env: dict[str, str], log: BinaryIO, deadline: float, owner: str
-) -> tuple[int, bool]:
+    step: BuildStep, cwd: Path, env: dict[str, str], log: BinaryIO, deadline: float, owner: str,
+    stall_s: float | None,
+) -> tuple[int, bool, bool]:  # fmt: skip
+    """Run one step on the host; (exit code, timed out, stalled)."""
     remaining = deadline - time.monotonic()
     if remaining <= 0:
-        return -1, True
+        return -1, True, False
     try:
         proc = subprocess.Popen(
             step.argv,
@@ -144,22 +157,29 @@ def _run_one(
         )
     except OSError as exc:  # command not found, not executable
         log.write(f"[buildfixer] cannot run {step.argv[0]}: {exc.strerror}\n".encode())
-        return 127, False
-    # A timer enforces the deadline so that the wait itself can block: Popen.wait(timeout=...)
-    # polls with sleeps of up to 50 ms, which would add that much to every build.
-    expired = threading.Event()
+        return 127, False, False
+    # A watcher thread enforces the deadline (and notices a stall) so that the wait itself can
+    # block: Popen.wait(timeout=...) polls with sleeps of up to 50 ms, which would add that much
+    # to every build.
+    done, expired = threading.Event(), threading.Event()
+    watch = StallWatch(log.fileno(), owner, stall_s) if stall_s else None
+    stalled = False
 
-    def on_timeout() -> None:
-        expired.set()
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, signal.SIGTERM)
-        kill_owned(owner)  # every child carries the owner tag, daemons included
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, signal.SIGKILL)
+    def watcher() -> None:
+        nonlocal stalled
+        while not done.wait(min(1.0, max(0.0, deadline - time.monotonic()))):
+            stalled = bool(watch and watch.stalled())
+            if time.monotonic() >= deadline or stalled:
+                expired.set()
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(proc.pid, signal.SIGTERM)
+                kill_owned(owner)  # every child carries the owner tag, daemons included
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(proc.pid, signal.SIGKILL)
+                return
 
-    timer = threading.Timer(remaining, on_timeout)
-    timer.daemon = True
-    timer.start()
+    thread = threading.Thread(target=watcher, daemon=True)
+    thread.start()
     try:
         code = proc.wait()
     except BaseException:  # KeyboardInterrupt: never leave the build behind
@@ -167,11 +187,11 @@ def _run_one(
         kill_owned(owner)
         raise
     finally:
-        timer.cancel()
+        done.set()
     if expired.is_set():
-        timer.join()  # the kill sequence finishes before we report
-        return -1, True
-    return code, False
+        thread.join()  # the kill sequence finishes before we report
+        return -1, not stalled, stalled
+    return code, False, False
 
 
 def kill_group(proc: subprocess.Popen[bytes]) -> None:
@@ -187,24 +207,6 @@ def kill_group(proc: subprocess.Popen[bytes]) -> None:
             return
         except subprocess.TimeoutExpired:
             continue
-
-
-def owned_pids(owner: str) -> list[int]:
-    """PIDs of live processes whose environment carries this owner token (Linux /proc)."""
-    marker = f"{OWNER_VAR}={owner}".encode()
-    found = []
-    me = os.getpid()
-    for entry in os.scandir("/proc") if os.path.isdir("/proc") else []:
-        if not entry.name.isdigit() or int(entry.name) == me:
-            continue
-        try:
-            with open(f"/proc/{entry.name}/environ", "rb") as fh:
-                environ = fh.read()
-        except OSError:
-            continue
-        if marker in environ.split(b"\0"):
-            found.append(int(entry.name))
-    return found
 
 
 def kill_owned(owner: str, grace_s: float = _GRACE_S) -> int:

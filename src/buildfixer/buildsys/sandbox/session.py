@@ -31,7 +31,9 @@ import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Protocol
 
+from buildfixer.buildsys.activity import OWNER_VAR, StallWatch
 from buildfixer.buildsys.sandbox import cgroups
 from buildfixer.buildsys.sandbox.limits import sandbox_limits
 
@@ -66,6 +68,28 @@ _SIGNAL_LIMITS = {-signal.SIGXCPU: "cpu_s", -signal.SIGXFSZ: "file_size"}
 _DISK_CHECK_S = 0.5
 
 
+class Session(Protocol):
+    """Where a build's steps run one at a time: a `SandboxSession`, or a keeper's (sandbox.keeper)."""
+
+    limit_hit: str | None  # the sandbox limit the last step reached, if any
+    stalled: bool  # the last step printed nothing and used no CPU for its `stall_s` (also timed out)
+
+    def run(
+        self, argv: list[str], cwd: Path, env: dict[str, str], log_fd: int, timeout_s: float,
+        stall_s: float | None = None,
+    ) -> tuple[int, bool]:  # fmt: skip
+        """Run one command inside; (exit code, timed out)."""
+        ...
+
+    def alive(self) -> bool:
+        """Whether steps can still run in it."""
+        ...
+
+    def close(self) -> None:
+        """Let go of it (a keeper's session lives on)."""
+        ...
+
+
 class SandboxSession:
     """One sandbox that runs steps one at a time until it is closed."""
 
@@ -76,6 +100,7 @@ class SandboxSession:
         self._lock = threading.Lock()
         self._watched = list(watched)
         self.limit_hit: str | None = None  # the limit the last step reached, if any
+        self.stalled = False
         self._group = cgroups.create(sandbox_limits())
         join = self._group.join_prefix() if self._group else []
         argv = [*join, *prefix, sys.executable, "-I", "-c", _SERVER, str(theirs.fileno())]
@@ -90,12 +115,15 @@ class SandboxSession:
         return self._proc.poll() is None
 
     def run(
-        self, argv: list[str], cwd: Path, env: dict[str, str], log_fd: int, timeout_s: float
-    ) -> tuple[int, bool]:
-        """Run one command inside; (exit code, timed out). A timeout ends the whole session."""
+        self, argv: list[str], cwd: Path, env: dict[str, str], log_fd: int, timeout_s: float,
+        stall_s: float | None = None,
+    ) -> tuple[int, bool]:  # fmt: skip
+        """Run one command inside; (exit code, timed out). A timeout, or a stall, ends the whole session."""
         request = json.dumps({"argv": argv, "cwd": str(cwd), "env": env}).encode()
+        owner = env.get(OWNER_VAR)
         with self._lock:
-            self.limit_hit = None
+            self.limit_hit, self.stalled = None, False
+            watch = StallWatch(log_fd, owner, stall_s) if stall_s and owner else None
             if self._group:
                 self._group.hits()  # counted from here on
             try:
@@ -105,7 +133,8 @@ class SandboxSession:
             deadline = time.monotonic() + timeout_s
             while True:
                 remaining = deadline - time.monotonic()
-                if remaining <= 0:
+                self.stalled = bool(watch and watch.stalled())
+                if remaining <= 0 or self.stalled:
                     self.close()
                     return -1, True
                 ready, _, _ = select.select([self._sock], [], [], min(remaining, _DISK_CHECK_S))
