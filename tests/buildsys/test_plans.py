@@ -136,7 +136,7 @@ def test_python_dependency_group_is_not_mistaken_for_an_extra(tmp_path: Path) ->
     )
     argvs = [s.argv for s in python.plan(project, options(tmp_path), None).steps]
     install = next(a for a in argvs if "-e" in a)
-    assert install[install.index("-e") + 1 :] == [".", "freezegun", "pytest>=8", "pytest"]
+    assert install[install.index("-e") + 1 :] == [".", "freezegun", "pytest>=8"]
 
 
 def test_python_requirements_only_project(tmp_path: Path) -> None:
@@ -262,19 +262,19 @@ def test_python_installs_the_test_deps_tox_lists(tmp_path: Path) -> None:
         "    -r{toxinidir}/requirements/tests.txt\n    -e .\n    {env:EXTRA:}\n"
         "[testenv:docs]\ndeps = sphinx\n"
     )
+    (project / "requirements").mkdir()
+    (project / "requirements" / "tests.txt").write_text("pytest-timeout\n")
     plan = python.plan(project, options(tmp_path), None)
     install = next(s.argv for s in plan.steps if "-e" in s.argv)
     assert install[install.index("-e") + 1 :] == [
         ".",
         "pytest-benchmark",
         "objproxies==0.9.4",
-        "-r",
-        "requirements/tests.txt",
+        "pytest-timeout",
         "pytest",
     ]
     assert python.tox_deps(tmp_path) == []  # no tox.ini
     # The -r file takes part in the warm-state digest: changing it reinstalls.
-    (project / "requirements").mkdir()
     (project / "requirements" / "tests.txt").write_text("pytest==7.2.0\n")
     stamped = next(s.stamps for s in python.plan(project, options(tmp_path), None).steps if s.stamps)
     assert list(stamped.values()) != list(next(s.stamps for s in plan.steps if s.stamps).values())
@@ -329,7 +329,6 @@ def test_python_installs_poetry_dev_dependencies_as_pip_requirements(tmp_path: P
         "any",
         "range>=1,<3",
         "extra[a]>=2.1,<3",
-        "pytest",
     ]
     # Poetry 1.2+ groups; a `test` group wins over `dev` and is taken whole.
     (project / "pyproject.toml").write_text(
@@ -355,5 +354,6 @@ def test_python_reinstalls_when_the_planned_requirements_change(
 
     first = key()
     assert key(offline=True) == first  # pip flags are no part of the key
-    monkeypatch.setattr(python, "_test_dependencies", lambda _: (None, ["pytest-mock"]))
+    declared = python.test_requirements.Declared(requirements=["pytest-mock"])
+    monkeypatch.setattr(python.test_requirements, "collect", lambda _: declared)
     assert key() != first

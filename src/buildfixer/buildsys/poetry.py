@@ -1,4 +1,4 @@
-"""Test dependencies of a Poetry project, as pip requirements.
+"""The dependency groups of a Poetry project, as pip requirements.
 
 Poetry keeps them outside the package metadata (`[tool.poetry.dev-dependencies]` before 1.2,
 `[tool.poetry.group.<name>.dependencies]` since), so `pip install -e .` never sees them.
@@ -9,41 +9,28 @@ from __future__ import annotations
 import re
 from typing import Any
 
-# Groups that hold test tools, in order of preference.
-TEST_GROUPS = ("test", "tests", "testing", "dev")
-# Tools of a `dev` group that tests never import: linters, type checkers, docs, release.
-# Old pins of them often no longer install, and would fail the build for nothing.
-_NOT_FOR_TESTS = re.compile(
-    r"(mypy|black|isort|flake8.*|pylint|ruff|pre-commit|tox|nox|sphinx.*|furo|mkdocs.*|twine|"
-    r"bump2?version|commitizen|types-.*|ipython|jupyter.*|coverage-badge)",
-    re.IGNORECASE,
-)
 
+def groups(data: dict[str, Any]) -> dict[str, list[str]]:
+    """Every Poetry dependency group of a pyproject table, as pip requirements, by group name.
 
-def requirements_for_tests(data: dict[str, Any]) -> list[str]:
-    """The pip requirements of the Poetry group that holds the tests' tools; [] when there is none."""
+    `[tool.poetry.dev-dependencies]` is the group `dev` (unless a `dev` group exists too).
+    """
     poetry = data.get("tool", {}).get("poetry") if isinstance(data.get("tool"), dict) else None
     if not isinstance(poetry, dict):
-        return []
-    groups = poetry.get("group", {})
+        return {}
+    declared = poetry.get("group", {})
     tables: dict[str, Any] = {
         name: table.get("dependencies", {})
-        for name, table in (groups.items() if isinstance(groups, dict) else [])
+        for name, table in (declared.items() if isinstance(declared, dict) else [])
         if isinstance(table, dict)
     }
     if isinstance(poetry.get("dev-dependencies"), dict):
         tables.setdefault("dev", poetry["dev-dependencies"])
-    name = next((g for g in TEST_GROUPS if isinstance(tables.get(g), dict)), None)
-    if name is None:
-        return []
-    found = []
-    for package, spec in tables[name].items():
-        if name == "dev" and _NOT_FOR_TESTS.fullmatch(package):
-            continue
-        requirement = _requirement(package, spec)
-        if requirement:
-            found.append(requirement)
-    return found
+    return {
+        name: [r for package, spec in table.items() if (r := _requirement(package, spec))]
+        for name, table in tables.items()
+        if isinstance(table, dict)
+    }
 
 
 def _requirement(package: str, spec: object) -> str | None:

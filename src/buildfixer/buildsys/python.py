@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import configparser
 import hashlib
 import os
-import re
 import shutil
 import sys
 import tomllib
@@ -13,22 +11,20 @@ import urllib.parse
 from pathlib import Path
 from typing import Any
 
-from buildfixer.buildsys import dated_index, poetry
+from buildfixer.buildsys import dated_index, test_requirements
 from buildfixer.buildsys.jdk import Jdk
 from buildfixer.buildsys.options import BuildOptions
 from buildfixer.buildsys.plan import Plan, files_digest, stamp_matches
 from buildfixer.buildsys.runner import BuildStep
 from buildfixer.buildsys.sandbox.egress import expose_loopback
+from buildfixer.buildsys.test_requirements import tox_deps as tox_deps  # re-exported: python.tox_deps
 from buildfixer.core import confined
 
 name = "python"  # this module is a core.protocols.BuildSystem: name, detect, plan
 
 MARKERS = ("pyproject.toml", "setup.py", "setup.cfg")
 _REQUIREMENTS = ["requirements.txt", "requirements-dev.txt", "requirements-test.txt", "test-requirements.txt"]
-_DEPENDENCY_FILES = ["pyproject.toml", "setup.py", "setup.cfg", "tox.ini", *_REQUIREMENTS]
-_TEST_EXTRAS = ("test", "tests", "testing", "dev")
-# A tox `deps` line that applies only to some environments: `cover: pytest-cov`, `py{37,38}: x`.
-_TOX_FACTOR = re.compile(r"^[\w{},.!-]+:\s")
+_DEPENDENCY_FILES = ["pyproject.toml", "setup.py", "setup.cfg", "tox.ini", "tox.toml", *_REQUIREMENTS]
 # Never byte-compile these: environments, outputs, VCS and tool caches.
 _COMPILE_EXCLUDE = r"(^|/)(\.[^/]+|venv|env|build|dist|node_modules|__pycache__)(/|$)"
 
@@ -66,70 +62,6 @@ def installable(project: Path) -> bool:
     return "project" in data or "build-system" in data
 
 
-def _group(groups: dict[str, Any], name: str, seen: frozenset[str] = frozenset()) -> list[str]:
-    """Requirements of a PEP 735 dependency group, `{include-group = ...}` entries expanded."""
-    found: list[str] = []
-    for item in groups.get(name, []) if name not in seen else []:
-        if isinstance(item, str):
-            found.append(item)
-        elif isinstance(item, dict) and isinstance(item.get("include-group"), str):
-            found += _group(groups, item["include-group"], seen | {name})
-    return found
-
-
-def _test_dependencies(project: Path) -> tuple[str | None, list[str]]:
-    """The extra that holds the test tools, else the requirements of such a dependency group.
-
-    Groups are PEP 735's or Poetry's; PEP 735 groups are expanded here because this venv's pip
-    predates `pip install --group`.
-    """
-    data = _pyproject(project)
-    if data is not None:
-        project_table = data.get("project")
-        extras = project_table.get("optional-dependencies", {}) if isinstance(project_table, dict) else {}
-        groups = data.get("dependency-groups", {})
-        for name in _TEST_EXTRAS:
-            if isinstance(extras, dict) and name in extras:
-                return name, []
-        for name in _TEST_EXTRAS:
-            if isinstance(groups, dict) and name in groups:
-                return None, _group(groups, name)
-        if poetry_group := poetry.requirements_for_tests(data):
-            return None, poetry_group
-    # setup.cfg [options.extras_require] or setup.py extras_require={...}: no parser, a pattern.
-    text = ""
-    for name in ("setup.cfg", "setup.py"):
-        text += confined.try_read_text(project, name) or ""
-    for extra in _TEST_EXTRAS:
-        if re.search(rf"^\s*['\"]?{extra}['\"]?\s*[=:]", text, re.MULTILINE):
-            return extra, []
-    return None, []
-
-
-def tox_deps(project: Path) -> list[str]:
-    """The pip arguments of tox.ini's `[testenv] deps`: what the project's CI installs for its tests.
-
-    Test tools (pytest plugins, fixtures' libraries) are often listed only there. Lines bound to
-    some environments (`cover: pytest-cov`) and lines with tox substitutions other than
-    `{toxinidir}` are left out; `-r`/`-c` files stay (paths are relative to the project root,
-    where pip runs); `-e`/`.` lines are left out, since the project is installed anyway.
-    """
-    parser = configparser.ConfigParser(interpolation=None, strict=False)
-    try:
-        parser.read_string(confined.try_read_text(project, "tox.ini") or "")
-        lines = parser.get("testenv", "deps", fallback="").splitlines()
-    except (OSError, configparser.Error):
-        return []
-    found: list[str] = []
-    for raw in lines:
-        line = raw.split(" #", 1)[0].strip().replace("{toxinidir}/", "").replace("{toxinidir}", ".")
-        if not line or line.startswith(("#", "-e", ".")) or "{" in line or _TOX_FACTOR.match(line):
-            continue
-        option = re.fullmatch(r"(-[rc]|--requirement|--constraint)\s*=?\s*(\S+)", line)
-        found += [option.group(1), option.group(2)] if option else [line]
-    return found
-
-
 def has_tests(project: Path) -> bool:
     """Tests exist when there is a tests/ or test/ directory or test_*.py / *_test.py files."""
     if (project / "tests").is_dir() or (project / "test").is_dir():
@@ -154,15 +86,14 @@ def plan(project: Path, options: BuildOptions, jdk: Jdk | None) -> Plan:
     venv = options.sandbox_state_for(project) / "venv"
     python = str(venv / "bin" / "python")
     tests = has_tests(project)
-    tox = tox_deps(project) if tests else []
-    # Files that tox's `-r`/`-c` lines name change the dependencies too.
-    named = [tox[i + 1] for i, arg in enumerate(tox[:-1]) if arg.startswith("-")]
-    extra, group = _test_dependencies(project)
+    # What the tests need: only installed when there are tests to run.
+    declared = test_requirements.collect(project) if tests else test_requirements.Declared()
     # pytest joins the same install (free when an extra, group or tox already brings it).
-    more = [*group, *tox, *(["pytest"] if tests and "pytest" not in tox else [])]
-    # The warm-state key: the files, and what we make of them (which may change with buildfixer).
-    files = files_digest(project, [*_DEPENDENCY_FILES, *named])
-    key = [files, extra or "", *more, *([f"as-of={as_of}"] if as_of else [])]
+    more = [*declared.requirements, *(["pytest"] if tests and not declared.has("pytest") else [])]
+    # The warm-state key: the files (those `-r`/`-c` lines name too), and what we make of them
+    # (which may change with buildfixer).
+    files = files_digest(project, list(dict.fromkeys([*_DEPENDENCY_FILES, *declared.files])))
+    key = [files, ",".join(declared.extras), *more, *([f"as-of={as_of}"] if as_of else [])]
     digest = hashlib.sha256("\0".join(key).encode()).hexdigest()
     stamp = state / "venv-deps.sha256"
     reuse = options.warm and (venv / "bin" / "python").exists() and stamp_matches(stamp, digest)
@@ -183,7 +114,7 @@ def plan(project: Path, options: BuildOptions, jdk: Jdk | None) -> Plan:
         for req in _REQUIREMENTS:
             if (project / req).is_file():
                 steps.append(BuildStep([*pip, *dated, "-r", req], env=dict(dated_env)))
-        target = f".[{extra}]" if extra else "."
+        target = f".[{','.join(declared.extras)}]" if declared.extras else "."
         if package and dated:
             # Dated build backends predate PEP 660 editables: build from the dated world, then
             # swap in an editable copy built by today's backend, dependencies untouched.
@@ -205,7 +136,7 @@ def plan(project: Path, options: BuildOptions, jdk: Jdk | None) -> Plan:
         "COLUMNS": "200",  # pytest cuts its summary lines to the terminal width
     }
     tools = {"python": sys.version.split()[0]}
-    notes: list[str] = []
+    notes = [f"test requirements: {note}" for note in declared.notes]
     if as_of and not options.offline:
         then = ", then the project editable with today's build backend" if package else ""
         notes.append(
