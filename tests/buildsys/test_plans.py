@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from buildfixer.buildsys import gradle, maven, npm, python
+from buildfixer.buildsys import gradle, maven, npm, python, test_requirements
 from buildfixer.buildsys.options import BuildOptions
 from buildfixer.buildsys.project import detect_build_system
 from buildfixer.core.errors import BuildfixerError
@@ -273,7 +273,7 @@ def test_python_installs_the_test_deps_tox_lists(tmp_path: Path) -> None:
         "pytest-timeout",
         "pytest",
     ]
-    assert python.tox_deps(tmp_path) == []  # no tox.ini
+    assert test_requirements.collect(tmp_path).requirements == []  # no tox.ini
     # The -r file takes part in the warm-state digest: changing it reinstalls.
     (project / "requirements" / "tests.txt").write_text("pytest==7.2.0\n")
     stamped = next(s.stamps for s in python.plan(project, options(tmp_path), None).steps if s.stamps)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from buildfixer.buildsys import gradle, maven, npm, python
+from buildfixer.buildsys import gradle, maven, npm, python, test_requirements
 from buildfixer.buildsys.options import BuildOptions
 from buildfixer.buildsys.plan import files_digest
 from buildfixer.buildsys.project import build_project, stop_daemons
@@ -76,7 +76,7 @@ def test_build_planning_reads_no_file_through_a_link_or_a_fifo(kind: str, tmp_pa
             (project / name).symlink_to(secret)
     seen = [
         npm.scripts(project), npm.package_manager(project), python.installable(project),
-        python.tox_deps(project), gradle.wrapper_zip(project), gradle.is_android(project),
+        test_requirements.collect(project), gradle.wrapper_zip(project), gradle.is_android(project),
         maven.wrapper_version(project),
         files_digest(project, names),
     ]  # fmt: skip

@@ -17,7 +17,6 @@ from buildfixer.buildsys.options import BuildOptions
 from buildfixer.buildsys.plan import Plan, files_digest, stamp_matches
 from buildfixer.buildsys.runner import BuildStep
 from buildfixer.buildsys.sandbox.egress import expose_loopback
-from buildfixer.buildsys.test_requirements import tox_deps as tox_deps  # re-exported: python.tox_deps
 from buildfixer.core import confined
 
 name = "python"  # this module is a core.protocols.BuildSystem: name, detect, plan

@@ -101,13 +101,6 @@ def collect(project: Path) -> Declared:
     return found.result()
 
 
-def tox_deps(project: Path) -> list[str]:
-    """The pip arguments of the project's tox configuration alone (the last place `collect` reads)."""
-    found = _Collector(project)
-    _tox(found, found.toml("pyproject.toml"))
-    return found.result().requirements
-
-
 def _key(requirement: str) -> str:
     """What makes two requirements the same: the normalized project name and the marker.
 
