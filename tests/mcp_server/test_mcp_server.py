@@ -22,7 +22,7 @@ import httpx
 import pytest
 from mcp import Client
 
-from buildfixer.cli.commands import toolsets_command
+from buildfixer.cli.fix_commands import toolsets_command
 from buildfixer.mcp_server import server as server_module
 from buildfixer.mcp_server.project import ServedProject, first_sentence
 from buildfixer.mcp_server.server import make_server

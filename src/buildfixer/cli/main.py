@@ -182,7 +182,7 @@ def fix(
     as_json: JsonFlag = False,
 ) -> None:
     """Repair a failing build; the project changes only when the final build succeeds."""
-    from buildfixer.cli import commands  # lazy: the harness imports pydantic and every agent
+    from buildfixer.cli import fix_commands  # lazy: the harness imports pydantic and every agent
 
     given = FixSettings(
         agent=agent, model=model, toolset=toolset, mask=mask, guidance=guidance, max_calls=max_calls,
@@ -192,7 +192,7 @@ def fix(
         jdk=jdk, timeout=timeout, offline=offline, no_sandbox=no_sandbox, no_triage=no_triage, base=base,
     )  # fmt: skip
     settings = with_config_file(ctx, config_file, given)
-    raise typer.Exit(commands.fix_command(path, settings, trajectory, dry_run, as_json, pr))
+    raise typer.Exit(fix_commands.fix_command(path, settings, trajectory, dry_run, as_json, pr))
 
 
 @app.command()
@@ -201,9 +201,9 @@ def toolsets(
     as_json: JsonFlag = False,
 ) -> None:
     """List the tool presets and the tools each offers."""
-    from buildfixer.cli import commands  # lazy: the tools import the build layer
+    from buildfixer.cli import fix_commands  # lazy: the tools import the build layer
 
-    commands.toolsets_command(system, as_json)
+    fix_commands.toolsets_command(system, as_json)
 
 
 @app.command()

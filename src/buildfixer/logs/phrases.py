@@ -42,12 +42,19 @@ class Phrases:
     """Phrases (regex sources) matched case-insensitively; `search` says whether any matches."""
 
     def __init__(self, *phrases: str) -> None:
+        """Keep the phrases; they are compiled on the first search (a build that passes needs none)."""
+        self._phrases = phrases
+        self._regexes: list[re.Pattern[str]] = []
+        self._runs: tuple[tuple[bytes, int], ...] = ()
+        self._always: frozenset[int] = frozenset()
+
+    def _compile(self) -> None:
         """Compile each phrase on its own, with the literal runs one of which it needs."""
-        self._regexes = [re.compile(p, re.IGNORECASE) for p in phrases]
-        runs = [required_runs(p) for p in phrases]
+        runs = [required_runs(p) for p in self._phrases]
         # (run, index of its phrase) for every run; the phrases without one are always searched.
         self._runs = tuple((run.encode(), index) for index, needed in enumerate(runs) for run in needed)
         self._always = frozenset(index for index, needed in enumerate(runs) if not needed)
+        self._regexes = [re.compile(p, re.IGNORECASE) for p in self._phrases]
 
     def search(self, text: str, folded: bytes | None = None) -> bool:
         """True when some phrase matches in `text`: what the alternation of all of them would say.
@@ -56,6 +63,8 @@ class Phrases:
             text: the text to search.
             folded: `fold(text)`, when the caller searches several phrase lists in one text.
         """
+        if not self._regexes and self._phrases:
+            self._compile()
         folded = fold(text) if folded is None else folded
         # One substring test per run (microseconds in all); the few phrases whose run occurs
         # are then searched, any one matching being a match of the alternation.
