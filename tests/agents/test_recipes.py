@@ -14,7 +14,6 @@ from buildfixer.agents.recipes import files as recipes_files
 from buildfixer.agents.recipes import jdk as recipes_jdk
 from buildfixer.agents.recipes.base import PlannedCall, Repair
 from buildfixer.agents.recipes.diagnose import diagnose
-from buildfixer.agents.recipes.properties import placeholder
 from buildfixer.buildsys.jdk import Jdk
 from buildfixer.buildsys.options import BuildOptions
 from buildfixer.core.build_result import BuildError, BuildResult
@@ -137,13 +136,16 @@ def test_missing_properties_from_kotlin_dsl(tmp_path: Path) -> None:
         'val count = keystoreProperties.getProperty("retry.count")\n'
     )
     log = f"java.io.FileNotFoundException: {tmp_path}/keystore.properties (No such file or directory)"
+    # No value for the keys anywhere in the project: none is made up.
+    assert diagnose(tmp_path, failed(tmp_path, "gradle", log), offline(tmp_path)) is None
+    write(tmp_path, {"wear/keystore.properties": "keyAlias=release\nretry.count=3\nunread=1\n"})
     repair = diagnose(tmp_path, failed(tmp_path, "gradle", log), offline(tmp_path))
     assert repair is not None and repair.recipe == "missing-properties"
     (call,) = repair.calls
     assert call.tool == "write_file" and call.arguments["path"] == "keystore.properties"
     content = call.arguments["content"]
     assert content.startswith("# Created by buildfixer")
-    assert "keyAlias=placeholder\n" in content and "retry.count=1\n" in content
+    assert "keyAlias=release\n" in content and "retry.count=3\n" in content and "unread" not in content
 
 
 def test_missing_properties_copied_from_template(tmp_path: Path) -> None:
@@ -165,11 +167,9 @@ def test_missing_properties_restored_from_git_history(tmp_path: Path) -> None:
     repo.commit("one", {"build.gradle": gradle, "app.properties": "name=real value\n"})
     repo.commit("two", {"app.properties": None})
     log = f"> {tmp_path}/app.properties (No such file or directory)"
-    # History is read through the git directory buildfixer recorded, never the project's `.git`.
-    assert diagnose(tmp_path, failed(tmp_path, "gradle", log), offline(tmp_path)).calls[0].arguments != {
-        "path": "app.properties",
-        "content": "name=real value\n",
-    }
+    # History is read through the git directory buildfixer recorded, never the project's `.git`;
+    # without it the project has no value for `name`, and none is made up.
+    assert diagnose(tmp_path, failed(tmp_path, "gradle", log), offline(tmp_path)) is None
     repair = diagnose(tmp_path, failed(tmp_path, "gradle", log), offline(tmp_path), git_dir=tmp_path / ".git")
     assert repair is not None and "git history" in repair.summary
     assert repair.calls[0].arguments == {"path": "app.properties", "content": "name=real value\n"}
@@ -181,15 +181,6 @@ def test_missing_data_file_that_is_not_properties_is_declined(tmp_path: Path) ->
     )
     log = f"> {tmp_path}/cfg.json (No such file or directory)"
     assert diagnose(tmp_path, failed(tmp_path, "gradle", log), offline(tmp_path)) is None
-
-
-@pytest.mark.parametrize(
-    ("key", "value"),
-    [("app.version", "0.0.0"), ("versionCode", "1"), ("report.top", "1"), ("server.port", "1"),
-     ("feature.enabled", "false"), ("app.vendor", "placeholder"), ("storePassword", "placeholder")],
-)  # fmt: skip
-def test_placeholders(key: str, value: str) -> None:
-    assert placeholder(key) == value
 
 
 def test_missing_version_uses_the_caches_offline(tmp_path: Path) -> None:

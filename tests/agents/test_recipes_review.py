@@ -311,7 +311,10 @@ task show {
 def test_real_gradle_properties_without_system_or_environment_keys(
     tmp_path: Path, shared: BuildOptions
 ) -> None:
-    write(tmp_path, {"build.gradle": PROPS_GRADLE, "settings.gradle": "rootProject.name = 'props'\n"})
+    # The values come from another module's copy of the file; its other keys are not read here.
+    sibling = "api.key=k-123\ndeploy.region=eu-west-1\nuser.name=bob\nflavor=free\n"
+    write(tmp_path, {"build.gradle": PROPS_GRADLE, "settings.gradle": "rootProject.name = 'props'\n",
+                     "tools/secrets.properties": sibling})  # fmt: skip
     try:
         _repair_for_real(tmp_path, shared, "missing-properties")
     finally:
@@ -325,17 +328,22 @@ def test_kotlin_properties_skip_providers_and_environment(tmp_path: Path) -> Non
     script = (
         "import java.util.Properties\n"
         'val props = Properties().apply { load(file("keys.properties").inputStream()) }\n'
-        'val token = props.getProperty("token") ?: System.getenv("TOKEN")\n'
+        'val token = props.getProperty("token") ?: error("token is required")\n'
+        'val region = props.getProperty("region") ?: System.getenv("REGION")\n'
         'val user = providers.systemProperty("user.name").orNull\n'
         'val ci = providers.environmentVariable("CI").orNull\n'
         'val jv = System.getProperty("java.version")\n'
     )
-    write(tmp_path, {"build.gradle.kts": script})
+    # Another module's keys.properties has a value for every key: only `token` is needed from the
+    # file (`region` falls back to the environment).
+    sibling = "token=abc\nregion=eu\nuser.name=bob\nCI=true\njava.version=17\nTOKEN=x\n"
+    write(tmp_path, {"build.gradle.kts": script, "cli/keys.properties": sibling})
     log = f"java.io.FileNotFoundException: {tmp_path}/keys.properties (No such file or directory)"
     repair = diagnose(tmp_path, failed(tmp_path, "gradle", log), offline(tmp_path))
     assert repair is not None
     content = repair.calls[0].arguments["content"]
-    assert "token=" in content and not re.search(r"user\.name|CI=|java\.version|TOKEN", content), content
+    assert "token=abc" in content, content
+    assert not re.search(r"region|user\.name|CI=|java\.version|TOKEN", content), content
 
 
 # --- 5. a missing version moves to a re-release of it -----------------------------------------

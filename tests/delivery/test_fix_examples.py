@@ -28,21 +28,19 @@ EXAMPLES = load_examples()
 REPAIRED = {
     "gradle-app/undeclared-dependency": "undeclared-dependency",
     "gradle-app/missing-version": "missing-version",
-    "gradle-app/missing-properties": "missing-properties",
     "gradle-app/hardcoded-path": "hardcoded-path",
     "maven-app/undeclared-dependency": "undeclared-dependency",
     "maven-app/missing-version": "missing-version",
     "maven-app/jdk-level": "jdk-level",
-    "maven-app/missing-config": "missing-properties",
     "kotlin-app/missing-version": "missing-version",
     "python-app/undeclared-dependency": "undeclared-dependency",
     "python-app/missing-version": "missing-version",
     "npm-app/missing-version": "missing-version",
 }
-# Repaired as far as a policy that invents no data can: build.properties is recreated with
-# placeholders, so the build gets past properties-maven-plugin, and then a test that pins the
-# real values ("Word statistics") fails.
-ADVANCED = {"maven-app/missing-config": "test_failure"}
+# Declined, not repaired: gradle-app/missing-properties and maven-app/missing-config lost a
+# properties file whose values (the version, the report's title) the project has nowhere else,
+# and the recipes make up no value (a placeholder version would become the artifact's).
+ADVANCED: dict[str, str] = {}  # example -> the category the build reaches after a partial repair
 USER_FILES = {
     "user-notes.txt": b"things I keep next to my project\n",
     ".env.local": b"API_TOKEN=the-users-own-token\n",

@@ -59,13 +59,16 @@ def test_recipes_read_no_history_through_a_planted_git_file(tmp_path: Path) -> N
     mine = Workspace.create(repository(tmp_path / "mine", "mine"), cache_dir=tmp_path / "cache")
     try:
         reads = "def p = new Properties()\nfile('app.properties').withInputStream { p.load(it) }\n"
+        reads += "def t = p['token']\n"
         (mine.root / "build.gradle").write_text(reads)
+        (mine.root / "lib").mkdir()  # the project's own value for the key, what the recipe may take
+        (mine.root / "lib/app.properties").write_text("token=mine\n")
         (mine.root / ".git").write_text(f"gitdir: {host / '.git'}\n")  # what a build or the model can write
         log = tmp_path / "build.log"
         log.write_text(f"> {mine.root}/app.properties (No such file or directory)\n")
         result = BuildResult("failure", 1, 1.0, "gradle", ["gradle", "build"], 17, str(log), [])
         options = BuildOptions(cache_dir=tmp_path / "cache", offline=True)
         repair = diagnose(mine.root, result, options, git_dir=mine.git_dir)
-        assert repair is not None and SECRET not in repr(repair.calls)  # a placeholder, not the host's file
+        assert repair is not None and SECRET not in repr(repair.calls)  # the project's value, not the host's
     finally:
         mine.remove()

@@ -11,8 +11,10 @@ or declines with None. Recipes, tried in this order:
    Android SDK, a tool, a file of the project) -> its equivalent here.
 3. missing-properties: the build reads a `.properties` file that is absent -> restore it from
    git history (the origin's: a fix works in a snapshot without history), copy a template, or
-   create it with the keys the build reads from it (never system or environment ones) and
-   placeholder values.
+   create it with the keys the build needs from it (never system or environment ones, nor a key
+   read with a default or defined by Maven, a parent POM or a profile), each at the value the
+   project itself has for it (the same file of another module, a gradle.properties, a pom's
+   <properties>). No value is made up: without one, or with no key needed, it declines.
 4. missing-version: declared dependency or plugin versions that do not exist -> the nearest
    published release (`deps.versions.nearest_version`: a re-release of that version, then the same
    minor, the same major, any), every one the failure names in one repair; a version shared
@@ -20,8 +22,9 @@ or declines with None. Recipes, tried in this order:
 5. undeclared-dependency: code imports packages (or module-info.java requires modules, or
    TypeScript wants `@types/...`) no declaration provides, and a local cache has the artifact
    (JVM jars, Python wheels and site-packages, npm tarballs) -> declare them in the scope their
-   importers need (test-only importers: the test group), as the project's git history or
-   lockfile had them, else with the version the project already uses for them when it has one.
+   importers need (test-only importers: the test group): the artifact the project's git history
+   declared, at the version its other modules use (a managed one: none written), else its
+   lockfile's, else the newest its history declared, never lower than any of these.
 
 Recipes read the workspace only inside `deps.base.confined_to(project)` or through `core.confined`:
 a build file, lockfile or template that links out of the project (`pom.xml -> /root/.ssh/id_rsa`)

@@ -1,8 +1,9 @@
 """What the project used before: a dependency's declaration in git history, its version in a lockfile.
 
-A dependency removed from a build file is best restored as it was: the artifact and version a
-past commit declared worked with this code (the newest cached version may not; a sibling
-artifact of the same group was not needed). Python projects pin what they used in lockfiles.
+A dependency removed from a build file comes back as the project knows it: the artifact a past
+commit declared (a sibling artifact of the same group was not needed), at the version the
+project's other build files use, else its lockfile's, else the newest version its history had
+(`undeclared_jvm` decides). Python, npm and Gradle projects pin what they used in lockfiles.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from buildfixer.agents.recipes.base import HistoryFolder
 from buildfixer.buildsys.index_pages import normalize_dist
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.deps import manage as deps
+from buildfixer.deps.versions import version_key
 
 _JVM_HISTORY = ("pom.xml", "build.gradle", "build.gradle.kts", "gradle.properties", "libs.versions.toml")
 _MAX_COMMITS = 40  # commits touching build files, newest first: enough to reach a recent removal
@@ -29,10 +31,12 @@ def _git(where: HistoryFolder, *args: str) -> str | None:
 
 
 def past_jvm_declaration(histories: list[HistoryFolder], names: list[str]) -> tuple[str, str] | None:
-    """(group:artifact, version) of the most recent past commit declaring one of `names` with a version.
+    """(group:artifact, version) of the most recent commit that declared one of `names`, with a version.
 
     Each commit's build files are laid out in a scratch directory and read by the same parser as
-    the project's (a version through a property or catalog resolves as it did then).
+    the project's (a version through a property or catalog resolves as it did then). The version
+    is the highest that commit gave it anywhere, a managed one included: a declaration without a
+    version used the managed one, so an older commit's explicit version is never reached past it.
 
     Args:
         histories: Where git history is searched (`Evidence.histories`: the workspace through its
@@ -57,10 +61,30 @@ def past_jvm_declaration(histories: list[HistoryFolder], names: list[str]) -> tu
                         (base / file).write_text(text, encoding="utf-8")
                 with deps.confined_to(base):  # the scratch copy, not the project, is read here
                     for name in names:
-                        for decl in deps.find_declaration(base, name):
-                            if decl.version and "$" not in decl.version and not decl.managed:
-                                return name, decl.version
+                        decls = deps.find_declaration(base, name)
+                        versions = [d.version for d in decls if d.version and "$" not in d.version]
+                        if versions and any(not d.managed for d in decls):
+                            return name, max(versions, key=version_key)
     return None
+
+
+def locked_gradle_version(project: Path, name: str) -> str | None:
+    """The highest version of group:artifact that a Gradle lockfile of the project holds.
+
+    `gradle.lockfile` (Gradle 6.8+) has lines `group:artifact:version=configuration,...`, the
+    older `gradle/dependency-locks/<configuration>.lockfile` lines `group:artifact:version`.
+    """
+    prefix = f"{name}:"
+    versions: list[str] = []
+    for lock in deps.find_build_files(project, ["gradle.lockfile", "*.lockfile"]):
+        if lock.name != "gradle.lockfile" and lock.parent.name != "dependency-locks":
+            continue
+        for line in deps.read(lock).splitlines():
+            if line.startswith(prefix):
+                version = line[len(prefix) :].split("=", 1)[0].strip()
+                if version and ":" not in version:
+                    versions.append(version)
+    return max(versions, key=version_key) if versions else None
 
 
 def locked_python_version(project: Path, distribution: str) -> str | None:

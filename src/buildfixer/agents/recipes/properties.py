@@ -1,9 +1,14 @@
 """The "missing properties file" recipe: the build reads a `.properties` file that is absent.
 
 See `buildfixer.agents.recipes.diagnose` for the policy. The file comes back from git history, from a
-template next to it, or is created with placeholder values for the keys the build reads from
-it, and only those: keys read from system properties, the environment or the project's own
-properties never go into the file.
+template next to it, or is created with the keys the build needs from it, each at the value the
+project itself has for it (the same file of another module, a gradle.properties, a pom's
+<properties>). Keys read from system properties, the environment or the project's own
+properties never go into the file, and neither does a key the build reads with a default
+(`findProperty('x') ?: '1.0'`, `getProperty('x', 'd')`, `.orElse(...)`) or that Maven, a parent
+POM or a profile defines. No value is ever made up: when no key is needed from the file, or the
+project has no value for one, the recipe declines (a made-up version would silently become the
+artifact's).
 """
 
 from __future__ import annotations
@@ -11,12 +16,15 @@ from __future__ import annotations
 import re
 from itertools import islice
 from pathlib import Path
+from xml.sax.saxutils import unescape as xml_unescape
 
 from buildfixer.agents.recipes.base import Evidence, PlannedCall, Repair
 from buildfixer.agents.recipes.toolchains import android_sdk
 from buildfixer.core import confined
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.deps import manage as deps
+from buildfixer.deps import maven as deps_maven
+from buildfixer.deps.caches import maven_repositories
 
 # --- recipe 3: missing properties files ------------------------------------------------------
 
@@ -45,37 +53,6 @@ _MAVEN_BUILTIN = (
     "project.", "pom.", "env.", "settings.", "maven.", "java.", "os.", "user.", "session.", "file.",
     "line.", "path.", "sun.", "jdk.", "awt.",
 )  # fmt: skip
-_NUMERIC = {
-    "count",
-    "top",
-    "size",
-    "port",
-    "max",
-    "min",
-    "limit",
-    "timeout",
-    "number",
-    "num",
-    "threads",
-    "code",
-}
-
-
-_VERSION_PARTS = {"major", "minor", "patch", "code", "build", "revision"}  # versionMajor=1, versionCode=1
-
-
-def placeholder(key: str) -> str:
-    """A harmless value for a key: 0.0.0 for versions, 1 for numbers, false for flags, else a word."""
-    words = [w.lower() for w in re.findall(r"[A-Z]?[a-z]+|\d+|[A-Z]+(?![a-z])", key)] or [key.lower()]
-    if words[-1] in _NUMERIC or words[-1].isdigit() or (words[-1] in _VERSION_PARTS and "version" in words):
-        return "1"
-    if "version" in words:
-        return "0.0.0"
-    if words[-1] in ("enabled", "enable", "disabled", "debug", "flag"):
-        return "false"
-    return "placeholder"
-
-
 # Names that hold system, environment or project properties, never the loaded file's: a
 # `properties.load(...)` elsewhere does not make `System.properties[...]` or `env[...]` file keys.
 _NOT_FILE_PROPERTIES = {
@@ -122,35 +99,180 @@ def _gradle_keys(text: str, filename: str) -> list[str]:
     return list(dict.fromkeys(keys))
 
 
-def _maven_keys(project: Path, poms: list[Path]) -> list[str]:
-    """`${key}` references of the poms and their filtered resources that no <properties> defines."""
-    defined: set[str] = set()
-    texts = [deps.read(p) for p in poms]
-    for text in texts:
-        for block in re.findall(r"<properties>(.*?)</properties>", text, re.DOTALL):
-            defined |= set(re.findall(r"<([\w.-]+)>", block))
-    refs = [r for text in texts for r in re.findall(r"\$\{([\w.-]+)\}", text)]
-    for pom, text in zip(poms, texts, strict=True):
-        if "<filtering>true</filtering>" not in text:
+# What may close a read before its Elvis default: brackets, a cast (`as String?`), `.orNull`, a toString().
+_CLOSE = r"(?:\s|\)|\]|\bas\s+[\w.]+\??|\.orNull\b|\??\.toString\(\))*"
+# `?: throw ...` and Kotlin's `?: error(...)` fail without the key: no default.
+_ELVIS = r"\?:(?!\s*(?:throw\b|error\s*\())"
+_PROVIDER_STEP = r"\s*\.\s*(?:map|flatMap|forUseAtConfigurationTime)\s*(?:\{[^{}]*\}|\([^()]*\))"
+
+
+def read_with_default(texts: list[str], key: str) -> bool:
+    """Whether a build script reads `key` with a fallback, so the build runs without its value.
+
+    `findProperty('k') ?: '1.0'`, `props['k'] ?: 'x'`, `props.getProperty('k', 'd')`,
+    `System.getProperty("k", "d")`, `project.hasProperty('k') ? k : ...`, `containsKey("k")`,
+    `providers.gradleProperty("k").orElse(...)`.
+    """
+    quoted = rf"['\"]{re.escape(key)}['\"]"
+    patterns = [
+        rf"\b(?:getProperty|getOrDefault)\s*\(\s*{quoted}\s*,",  # the second argument is the default
+        rf"{quoted}{_CLOSE}{_ELVIS}",
+        rf"\b(?:hasProperty|containsKey)\s*\(\s*{quoted}\s*\)",  # read only where it is there
+        rf"\(\s*{quoted}\s*\)(?:{_PROVIDER_STEP})*\s*\.\s*(?:orElse|getOrElse)\s*\(",
+    ]
+    if re.fullmatch(r"[A-Za-z_]\w*", key):  # `props.k ?: 'x'`
+        patterns.append(rf"(?<![\w$])\w+\.{key}\b{_CLOSE}{_ELVIS}")
+    return any(re.search(pattern, text) for text in texts for pattern in patterns)
+
+
+def parse_properties(text: str) -> dict[str, str]:
+    """The `key=value` (or `key: value`, `key value`) entries of a .properties text, values as written.
+
+    A value continued on the next lines (a trailing backslash) is left out: not one line to copy.
+    """
+    found: dict[str, str] = {}
+    continued = False
+    for line in text.splitlines():
+        entry = line.strip()
+        if continued:  # the rest of the entry before
+            continued = _continues(entry)
             continue
-        directories = re.findall(r"<directory>\s*([^<$]+?)\s*</directory>", text) or ["src/main/resources"]
-        for directory in directories:
-            # Walked and read through core.confined: `<directory>` may name ../.. or /root.
-            start = pom.parent / directory
-            for rel in islice(confined.walk(project, start), 200):
-                resource = confined.try_read_text(project, rel, 256_000)
-                refs += re.findall(r"\$\{([\w.-]+)\}", resource) if resource is not None else []
-    builtin = {
-        "basedir",
-        "revision",
-        "sha1",
-        "changelist",
-        "line.separator",
-        "file.separator",
-        "path.separator",
-    }
-    keys = [r for r in refs if r not in defined and r not in builtin and not r.startswith(_MAVEN_BUILTIN)]
-    return list(dict.fromkeys(keys))
+        if not entry or entry[0] in "#!":
+            continue  # a comment goes on on no other line
+        continued = _continues(entry)
+        match = re.match(r"((?:[^=:\s\\]|\\.)+)\s*(?:[=:]\s*|\s+|$)(.*)$", entry)
+        if match and not continued:
+            found.setdefault(match.group(1), match.group(2))
+    return found
+
+
+def _continues(line: str) -> bool:
+    """Whether a .properties line goes on on the next one: it ends in an odd number of backslashes."""
+    return (len(line) - len(line.rstrip("\\"))) % 2 == 1
+
+
+def _project_value(ev: Evidence, rel: str, poms: list[Path], key: str) -> tuple[str, str] | None:
+    """(value, where) the project itself has for `key`; None when it has none, or two different ones.
+
+    Where: the same file of another module, a gradle.properties, a pom's <properties> (not a
+    profile's: active only sometimes). Two values are not ours to choose between.
+    """
+    found: list[tuple[str, str]] = []
+    for path in deps.find_build_files(ev.project, [Path(rel).name, "gradle.properties"]):
+        where = deps.rel(ev.project, path)
+        if where == rel or any(part in _TEST_DIRS for part in where.split("/")[:-1]):
+            continue  # the tests' fixtures hold test values, not the project's
+        value = parse_properties(deps.read(path)).get(key)
+        if value is not None:
+            found.append((value, where))
+    for pom in poms:
+        value = pom_properties(deps.read(pom), profiles=False).get(key)
+        if value is not None:
+            found.append((value.replace("\\", "\\\\"), deps.rel(ev.project, pom)))
+    found = [(value, where) for value, where in found if "${" not in value]
+    if len({value for value, _ in found}) != 1:
+        return None
+    return found[0][0], ", ".join(where for _, where in found)
+
+
+# Maven's built-in properties beside the prefixed ones: set by Maven, never by a file of the project.
+_MAVEN_BUILTIN_NAMES = {
+    "basedir", "revision", "sha1", "changelist", "line.separator", "file.separator", "path.separator",
+}  # fmt: skip
+_MAX_PARENTS = 8
+
+
+def is_maven_builtin(key: str) -> bool:
+    """Whether Maven or the JVM defines `${key}` itself (`${project.version}`, `${user.name}`)."""
+    return key in _MAVEN_BUILTIN_NAMES or key.startswith(_MAVEN_BUILTIN)
+
+
+def pom_properties(text: str, profiles: bool = True) -> dict[str, str]:
+    """A pom's <properties> (with its profiles' when `profiles`); the first definition of each wins."""
+    masked = deps_maven.mask_comments(text, *([] if profiles else [r"<profiles>.*?</profiles>"]))
+    found: dict[str, str] = {}
+    for block in re.finditer(r"<properties>(.*?)</properties>", masked, re.DOTALL):
+        inner = block.group(1)  # comments blanked: a commented-out property defines nothing
+        for entry in re.finditer(r"<([\w.-]+)\s*>([^<]*)</\1\s*>|<([\w.-]+)\s*/>", inner):
+            key, value = (entry.group(1), entry.group(2).strip()) if entry.group(1) else (entry.group(3), "")
+            found.setdefault(key, xml_unescape(value))
+    return found
+
+
+def _parent(ev: Evidence, pom: Path | None, text: str) -> tuple[Path | None, str] | None:
+    """A pom's <parent>: (its path in the project, its text), or (None, its text) from a local repository.
+
+    The project's copy is the one at <relativePath> (default ../pom.xml) when it is that parent;
+    else the local Maven repositories have it by its coordinates, read without following links out.
+    """
+    block = re.search(r"<parent>(.*?)</parent>", deps_maven.mask_comments(text), re.DOTALL)
+    if block is None:
+        return None
+    coords = [deps_maven.tag(block.group(1), t) for t in ("groupId", "artifactId", "version")]
+    group, artifact, version = (m.group(1) if m else "" for m in coords)
+    relative = re.search(r"<relativePath\s*/>|<relativePath>\s*([^<]*?)\s*</relativePath>", block.group(1))
+    where = "../pom.xml" if relative is None else relative.group(1) or ""
+    if pom is not None and where:
+        candidate = pom.parent / where
+        candidate = candidate if candidate.name.endswith(".xml") else candidate / "pom.xml"
+        parent_text = deps.read(candidate)  # "" when missing or leading out of the project
+        own = deps_maven.mask_comments(parent_text, r"<parent>.*?</parent>")
+        found = deps_maven.tag(own, "artifactId")
+        if parent_text and found is not None and found.group(1) == artifact:
+            return candidate, parent_text
+    if not all(re.fullmatch(r"[\w-]+(?:\.[\w-]+)*", part) for part in (group, artifact, version)):
+        return None  # unresolved (`${revision}`), absent, or no coordinate at all (`../..`)
+    rel = f"{group.replace('.', '/')}/{artifact}/{version}/{artifact}-{version}.pom"
+    for repo in maven_repositories(ev.options):
+        repo_text = confined.try_read_text(repo, rel)
+        if repo_text:
+            return None, repo_text
+    return None
+
+
+def _inherited(ev: Evidence, pom: Path) -> set[str]:
+    """The properties a pom has without any file: its own, its parents', their profiles' too.
+
+    Parents come from the project (<relativePath>) or a local repository.
+    """
+    defined: set[str] = set()
+    path: Path | None = pom
+    text = deps.read(pom)
+    for _level in range(_MAX_PARENTS):
+        defined |= set(pom_properties(text))
+        parent = _parent(ev, path, text)
+        if parent is None:
+            break
+        path, text = parent
+    return defined
+
+
+def _maven_keys(ev: Evidence, poms: list[Path]) -> tuple[list[str], list[str]]:
+    """(needed, covered): `${key}` references of the poms and their filtered resources.
+
+    Covered keys are defined without the file (by the pom, a parent, a profile, or Maven
+    itself): the file is not where their value comes from. The others are needed from it.
+    """
+    needed: list[str] = []
+    covered: list[str] = []
+    for pom in poms:
+        text = deps.read(pom)
+        refs = re.findall(r"\$\{([\w.-]+)\}", text)
+        if "<filtering>true</filtering>" in text:
+            directories = re.findall(r"<directory>\s*([^<$]+?)\s*</directory>", text)
+            directories = directories or ["src/main/resources"]
+            for directory in directories:
+                # Walked and read through core.confined: `<directory>` may name ../.. or /root.
+                start = pom.parent / directory
+                for rel in islice(confined.walk(ev.project, start), 200):
+                    resource = confined.try_read_text(ev.project, rel, 256_000)
+                    refs += re.findall(r"\$\{([\w.-]+)\}", resource) if resource is not None else []
+        refs = [r for r in refs if not is_maven_builtin(r)]
+        defined = _inherited(ev, pom) if refs else set()
+        needed += [r for r in refs if r not in defined]
+        covered += [r for r in refs if r in defined]
+    needed = list(dict.fromkeys(needed))
+    return needed, [k for k in dict.fromkeys(covered) if k not in needed]
 
 
 def _requested_properties(ev: Evidence) -> list[str]:
@@ -223,24 +345,25 @@ def missing_properties(ev: Evidence) -> Repair | None:
             summary = f"The build reads {rel}, which is missing: create it from {template.name}."
             call = PlannedCall("write_file", {"path": rel, "content": deps.read(template)})
             return Repair("missing-properties", summary, [call])
-        keys: list[str] = []
-        for reader in readers:
-            keys += (
-                _gradle_keys(deps.read(reader), name)
-                if reader.name != "pom.xml"
-                else _maven_keys(ev.project, poms)
-            )
-        keys = list(dict.fromkeys(keys))
-        lines = [
-            "# Created by buildfixer: the build reads this file, which was missing.",
-            "# The values are placeholders; replace them with the real ones.",
-            *(f"{key}={placeholder(key)}" for key in keys),
-        ]
+        needed, covered = _maven_keys(ev, poms) if any(r.name == "pom.xml" for r in readers) else ([], [])
+        scripts_text = [deps.read(s) for s in scripts]
+        for reader in (r for r in readers if r.name != "pom.xml"):
+            for key in _gradle_keys(deps.read(reader), name):
+                (covered if read_with_default(scripts_text, key) else needed).append(key)
+        needed = list(dict.fromkeys(k for k in needed if k not in covered))
+        if not needed:
+            continue  # every key it holds has a default or another source: the file is not the cause
+        found = {key: _project_value(ev, rel, poms, key) for key in needed}
+        values = {key: value for key, value in found.items() if value is not None}
+        if len(values) < len(needed):
+            continue  # a value the project does not have is never made up: declined
+        lines = ["# Created by buildfixer: the build reads this file, which was missing."]
+        for key, (value, where) in values.items():
+            lines += [f"# {key}: as {where} has it", f"{key}={value}"]
         readers_text = ", ".join(deps.rel(ev.project, r) for r in readers)
-        summary = (
-            f"{readers_text} reads {rel}, which is missing: create it with placeholder values for "
-            f"{', '.join(keys) if keys else 'no keys (none are read by name)'}."
-        )
+        taken = "; ".join(f"{key} from {where}" for key, (_value, where) in values.items())
+        summary = f"{readers_text} reads {rel}, which is missing: create it with the project's values"
+        summary += f" ({taken})."
         content = "\n".join(lines) + "\n"
         return Repair(
             "missing-properties", summary, [PlannedCall("write_file", {"path": rel, "content": content})]

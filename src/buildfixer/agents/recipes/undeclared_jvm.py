@@ -2,8 +2,10 @@
 
 `deps.package_index` says which cached jar provides an imported package or a JPMS module
 (`module not found: org.slf4j`); `buildfixer.deps` plans the build-file edits (Gradle, Maven).
-A dependency the project declared before (git history) comes back as it was: that artifact at
-that version; one that a planned artifact already brings transitively is not added.
+A dependency the project declared before (git history) comes back as that artifact, at the
+version the project's other build files use, else its Gradle lockfile's, else the newest its
+history declared, never lower than any of these; one that a planned artifact already brings
+transitively is not added.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from buildfixer.agents.recipes.base import Evidence, Repair, error_path, raw_version, undeclared_repair
-from buildfixer.agents.recipes.history import past_jvm_declaration
+from buildfixer.agents.recipes.history import locked_gradle_version, past_jvm_declaration
 from buildfixer.core.file_kinds import is_test
 from buildfixer.deps import manage as deps
 from buildfixer.deps.jars import pom_dependencies
@@ -137,10 +139,36 @@ def _visible_from(ev: Evidence, decl: deps.Declaration, module: str) -> bool:
     return directory == "" or directory == module or module.startswith(directory + "/")
 
 
+def _declared_version(
+    ev: Evidence, module: str, decls: list[deps.Declaration]
+) -> tuple[str, str, str] | None:
+    """(version, as written, why) of the highest version the project's other build files declare.
+
+    A Maven module, a Gradle script or a version catalog; written through the same variable
+    when `module` sees it, else as the literal.
+    """
+    # A Kotlin script sees another script's variable only through `by project`: the literal.
+    kts = (ev.project / module / "build.gradle.kts").is_file()
+    found: list[tuple[str, str, str]] = []
+    for decl in decls:
+        if decl.managed or decl.version is None or "$" in decl.version:
+            continue
+        raw = raw_version(decl)
+        visible = raw is not None and "$" in raw and not kts and _visible_from(ev, decl, module)
+        found.append((decl.version, raw if visible and raw else decl.version, f"as {decl.file} does"))
+    return max(found, key=lambda f: version_key(f[0])) if found else None
+
+
 def _jvm_version(
-    ev: Evidence, name: str, module: str, decls: list[deps.Declaration], cached: list[Artifact]
-) -> tuple[str | None, str]:
-    """The version to declare in `module` (None: a dependencyManagement or BOM gives it) and why."""
+    ev: Evidence, name: str, module: str, decls: list[deps.Declaration], cached: list[Artifact],
+    past: str | None = None,
+) -> tuple[str | None, str]:  # fmt: skip
+    """The version to declare in `module` (None: a dependencyManagement or BOM gives it) and why.
+
+    The version the project's other build files use, else its Gradle lockfile's, else `past`
+    (the newest its git history declared); never lower than any of these (a restored dependency
+    is never a downgrade). A managed version is the project's single choice: none is written.
+    """
     if ev.system == "maven" and any(d.managed and d.kind == "maven" for d in decls):
         return None, "its version is managed"
     if any(
@@ -149,15 +177,15 @@ def _jvm_version(
     ):
         # Another module declares it without a version: a BOM, a parent or a platform gives it.
         return None, "its version is managed, as where it is declared already"
-    for decl in decls:  # declared by another module: the same version, through the same property
-        raw = raw_version(decl)
-        if decl.managed or decl.version is None or raw is None:
-            continue
-        # A Kotlin script sees another script's variable only through `by project`: the literal.
-        kts = any((ev.project / module / f).is_file() for f in ("build.gradle.kts",))
-        if "$" in raw and not kts and _visible_from(ev, decl, module):
-            return raw, f"as {decl.file} does"
-        return decl.version, f"as {decl.file} does"
+    sources = [found] if (found := _declared_version(ev, module, decls)) else []
+    if (locked := locked_gradle_version(ev.project, name)) is not None:
+        sources.append((locked, locked, "as the Gradle lockfile has it"))
+    if past is not None:
+        sources.append((past, past, "the newest version the project's git history declared"))
+    if sources:
+        highest = max(sources, key=lambda s: version_key(s[0]))
+        chosen = sources[0] if version_key(sources[0][0]) >= version_key(highest[0]) else highest
+        return chosen[1], chosen[2]
     # The version other artifacts of its group are declared at (jackson-core 2.16.1 -> databind 2.16.1).
     group = name.split(":")[0]
     versions = {a.version for a in cached}
@@ -192,8 +220,7 @@ class _Need:
     test: bool
     candidates: list[Artifact]
     chosen: Artifact | None
-    version: str | None = None  # from git history: that exact version
-    why: str = ""
+    past: str | None = None  # the newest version git history declared it at
 
 
 def _needs(ev: Evidence) -> list[_Need]:
@@ -227,7 +254,7 @@ def _needs(ev: Evidence) -> list[_Need]:
 
 
 def _from_history(ev: Evidence, need: _Need) -> None:
-    """Use the artifact and version a past commit declared for what is needed, when there is one."""
+    """Use the artifact a past commit declared for what is needed, and note its version then."""
     names = list(dict.fromkeys(f"{a.group}:{a.artifact}" for a in need.candidates))
     past = past_jvm_declaration(ev.histories(), names)
     if past is None:
@@ -236,7 +263,7 @@ def _from_history(ev: Evidence, need: _Need) -> None:
     group, _, artifact = name.partition(":")
     same = [a for a in need.candidates if (a.group, a.artifact) == (group, artifact)]
     need.chosen = next((a for a in same if a.version == version), same[0])
-    need.version, need.why = version, "as the project declared it before (git history)"
+    need.past = version
 
 
 def _brought_by(
@@ -297,14 +324,8 @@ def jvm_dependency(ev: Evidence) -> Repair | None:
             decls = deps.find_declaration(ev.project, name)
             if any(_covers_module(ev, d, module_file) for d in decls):
                 continue  # declared for this module (another scope?): adding a copy is not the fix
-            version: str | None
-            if need.version is not None:
-                version, why = need.version, need.why
-            else:
-                cached = [
-                    a for a in need.candidates if (a.group, a.artifact) == (artifact.group, artifact.artifact)
-                ]
-                version, why = _jvm_version(ev, name, module, decls, cached or [artifact])
+            cached = [a for a in need.candidates if f"{a.group}:{a.artifact}" == name]
+            version, why = _jvm_version(ev, name, module, decls, cached or [artifact], need.past)
             edit = deps.add_dependency(ev.project, ev.system, name, version, need.test, module)
             if edit is None or not stage.add([edit]):
                 continue
