@@ -67,7 +67,8 @@ CAPITALIZED = "name.substring(0, 1).toUpperCase() + name.substring(1)"
 
 
 def maven_repo(path: Path) -> dict:
-    """A merged branch with a compile error (human) and a commit that needs its new dependency."""
+    """Merged branches with a compile error and a Java level the default JDK (17) lacks (human), and a
+    commit that needs its new dependency."""
     repo = Repo(path)
     repo.commit("Greeter", {"pom.xml": POM % ("", PLUGINS), MAIN: GREETER % CAPITALIZED, TEST: GREETER_TEST})
     repo.branch("shout")
@@ -77,6 +78,12 @@ def maven_repo(path: Path) -> dict:
     repo.commit("Define bang", {MAIN: fixed})
     repo.checkout("main")
     repo.merge("shout")
+    repo.branch("java25")
+    java25 = (POM % ("", PLUGINS)).replace("<maven.compiler.release>17<", "<maven.compiler.release>25<")
+    too_new = repo.commit("Compile for Java 25", {"pom.xml": java25})
+    repo.commit("Back to Java 17", {"pom.xml": POM % ("", PLUGINS)})
+    repo.checkout("main")
+    repo.merge("java25")
     uses_lang3 = (GREETER % "StringUtils.capitalize(name)").replace(
         "package com.example;\n", "package com.example;\n\nimport org.apache.commons.lang3.StringUtils;\n"
     )
@@ -90,7 +97,7 @@ def maven_repo(path: Path) -> dict:
     })  # fmt: skip
     return {
         "repo": path,
-        "human": {broken: "syntax"},
+        "human": {broken: "syntax", too_new: "configuration"},
         "dependency": {needs_lang3: "library_unavailable"},
         "rejected": {release: "fails_bad"},
     }

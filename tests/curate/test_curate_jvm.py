@@ -18,7 +18,7 @@ def test_maven_human_and_dependency_modes_into_one_dataset(tmp_path):
     planted = maven_repo(tmp_path / "greeter")
     out, cache = tmp_path / "data" / "greeter.jsonl", tmp_path / "builds"
     human = curate(CurateConfig(mode="human", source=planted["repo"], out=out, build_cache=cache))
-    assert (human.candidates, human.accepted, human.rejected) == (1, 1, {})
+    assert (human.candidates, human.accepted, human.rejected) == (2, 2, {})
     dependency = curate(CurateConfig(mode="dependency", source=planted["repo"], out=out, build_cache=cache))
     # The release commit changes the pom and the code, but its code builds with the old pom.
     assert (dependency.candidates, dependency.accepted, dependency.rejected) == (2, 1, {"fails_bad": 1})
@@ -27,10 +27,15 @@ def test_maven_human_and_dependency_modes_into_one_dataset(tmp_path):
     for sha, category in (*planted["human"].items(), *planted["dependency"].items()):
         instance = instances[sha[:12]]
         assert instance.build_system == "maven" and instance.category == category
+        # No --jdk: the JDK buildsys chose for both states (the default, 17) is recorded, so
+        # `bench` builds on it anywhere, where another default JDK would not fail the same way.
+        assert instance.jdk == 17, instance.instance_id
+    (java25,) = [i for i in instances.values() if i.category == "configuration"]
+    assert "release version 25 not supported" in java25.error_log
     (dep,) = [i for i in instances.values() if i.origin == "dependency"]
     assert "+      <artifactId>commons-lang3</artifactId>" in dep.gold_patch and dep.files_changed == 1
     assert "StringUtils" in dep.error_log
-    assert dependency.instances_in_file == 2  # the human instance stays in the file
+    assert dependency.instances_in_file == 3  # the human instances stay in the file
 
 
 def test_gradle_human_mode(tmp_path):

@@ -1,9 +1,12 @@
 """The parts of curation that need no build: history queries, synthetic states, filters, ranges."""
 
+from datetime import timedelta
 from types import SimpleNamespace
 
 import pytest
 
+from buildfixer.bench.dataset import load_dataset
+from buildfixer.buildsys.options import BuildOptions
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.curate.builds import BuildRecord
 from buildfixer.curate.candidates import (
@@ -28,10 +31,11 @@ from buildfixer.curate.filters import (
 )
 from buildfixer.curate.history import History, is_build_file
 from buildfixer.curate.pinning import pin_state
+from buildfixer.curate.run import Setup, bundle_path, write_dataset
 from buildfixer.curate.state import Standings, read_lines, read_state, state_path
 from buildfixer.curate.summary import Summary
 from buildfixer.workspace.workspace import mirror_of
-from support.git import Repo
+from support.git import Repo, git
 
 
 @pytest.fixture
@@ -230,3 +234,103 @@ def test_summary_counts_each_state_once():
     data = summary.to_dict()
     assert "_states" not in data
     assert (data["states_built"], data["states_failed"], data["states_cached"]) == (2, 1, 1)
+
+
+def test_reverting_build_files_the_commit_added_removed_and_changed(tmp_path, cache_dir):
+    """In a bare mirror: an added build file goes, a removed one comes back, a changed one is the parent's."""
+    repo = Repo(tmp_path / "r")
+    repo.commit("one", {"setup.py": "setup()\n", "requirements.txt": "six\n", "src/calc.py": "A = 1\n"})
+    sha = repo.commit("two", {
+        "setup.py": None, "pyproject.toml": "[project]\nname = 'calc'\n", "requirements.txt": "six>=1.16\n",
+        "lib/requirements-dev.txt": "pytest\n", "src/calc.py": "A = 2\n",
+    })  # fmt: skip
+    hist = History(mirror_of(repo.path, cache_dir))
+    state = revert_build_files(hist, sha)
+    files = hist.git("ls-tree", "-r", "--name-only", state).split()
+    assert files == ["requirements.txt", "setup.py", "src/calc.py"]
+    assert hist.git("show", f"{state}:setup.py") == "setup()\n"
+    assert hist.git("show", f"{state}:requirements.txt") == "six\n"
+    assert hist.git("show", f"{state}:src/calc.py") == "A = 2\n"  # the source half stays
+    gold = hist.diff(state, sha)
+    check_applies(hist, state, gold)
+    assert {"pyproject.toml", "lib/requirements-dev.txt", "setup.py", "requirements.txt"} == {
+        line.split(" b/")[-1] for line in gold.splitlines() if line.startswith("diff --git")
+    }
+
+
+def test_duplicates_keep_the_ancestor_when_commits_share_a_timestamp(tmp_path, cache_dir):
+    """A rebase gives a branch's commits one timestamp: the parent is kept, whatever the keys say."""
+    repo = Repo(tmp_path / "r")
+    repo.commit("one", {"a.py": "x\n"})
+    parent = repo.commit("break a", {"a.py": "x(\n"})
+    repo.when -= timedelta(hours=1)  # the next commit gets the same timestamp
+    child = repo.commit("document a", {"README.md": "a\n"})
+    hist = History(mirror_of(repo.path, cache_dir))
+    assert hist.commit(parent).date == hist.commit(child).date
+    assert hist.is_ancestor(parent, child) and not hist.is_ancestor(child, parent)
+
+    def passed(key, sha):
+        instance = {"instance_id": f"r-{key}", "created_at": hist.commit(sha).date}
+        return Outcome(key, "human", True, signature="same", instance=instance, commit=sha)
+
+    # The keys sort the child first, as the date-then-key order would keep it; either arrival order.
+    orders = ((("human-a", child), ("human-b", parent)), (("human-b", parent), ("human-a", child)))
+    for first, second in orders:
+        out = tmp_path / f"{first[0]}.jsonl"
+        state = Standings(out, "r", {"human-a", "human-b"}, Summary("human", "r"), hist.is_ancestor)
+        state.add(passed(*first))
+        state.add(passed(*second))
+        standings = {key: (row["accepted"], row["duplicate_of"]) for (_, key), row in state.rows.items()}
+        assert standings == {"human-b": (True, None), "human-a": (False, "human-b")}
+        # Read again from the file (a resumed run): the same, nothing to restate.
+        again = Standings(out, "r", {"human-a", "human-b"}, Summary("human", "r"), hist.is_ancestor)
+        assert again.reload() == [] and again.rows == state.rows
+
+
+def instance_of(name, sha, key):
+    """A kept instance's state-file outcome, as `evaluate` makes it."""
+    instance = {
+        "instance_id": f"{name}-{key}", "repo": "", "base_commit": sha, "fix_commit": sha,
+        "gold_patch": "diff --git a/x b/x\n", "origin": "human", "category": "syntax",
+        "build_system": "python", "files_changed": 1, "lines_changed": 1,
+        "created_at": "2024-01-01T10:00:00Z",
+    }  # fmt: skip
+    return Outcome(key, "human", True, signature=key, instance=instance, commit=sha)
+
+
+def curated(out, source, name, sha, cache_dir):
+    """A dataset of one instance of `source` at `sha`, written as a curation run writes it."""
+    setup = Setup(str(source), mirror_of(source, cache_dir), "python", BuildOptions(cache_dir=cache_dir),
+                  name=name, bundle=bundle_path(out, name))  # fmt: skip
+    key = f"human-{sha[:12]}"
+    summary = Summary("human", name)
+    Standings(out, name, {key}, summary).add(instance_of(name, sha, key))
+    write_dataset(out, setup, {key}, summary)
+
+
+def test_datasets_of_one_folder_keep_their_own_bundles(tmp_path, cache_dir):
+    """Two datasets of one folder, each from a repository named `calc`: neither bundle is overwritten."""
+    shas = {}
+    for dataset in ("a", "b"):
+        repo = Repo(tmp_path / dataset / "calc")
+        shas[dataset] = repo.commit(f"only in {dataset}", {"calc.py": f"{dataset} = 1\n"})
+        curated(tmp_path / "data" / f"{dataset}.jsonl", repo.path, "calc", shas[dataset], cache_dir)
+    for dataset, sha in shas.items():
+        (instance,) = load_dataset(tmp_path / "data" / f"{dataset}.jsonl")
+        assert instance.repo == f"repos/{dataset}.jsonl/calc.bundle"
+        bundle = tmp_path / "data" / instance.repo
+        assert git(tmp_path, "bundle", "list-heads", str(bundle)) == f"{sha} refs/heads/instances/{sha}"
+
+
+def test_an_unreadable_history_ends_the_run_after_the_dataset_is_written(tmp_path, cache_dir):
+    """A blob missing from history (a partial clone): the bundle cannot be made, the instance is on disk."""
+    repo = Repo(tmp_path / "calc")
+    repo.commit("one", {"old.py": "gone\n"})
+    sha = repo.commit("two", {"old.py": None, "calc.py": "a = 1\n"})
+    blob = repo.git("rev-parse", f"{sha}~1:old.py")
+    (repo.path / ".git" / "objects" / blob[:2] / blob[2:]).unlink()
+    assert "missing blob" in History(mirror_of(repo.path, cache_dir)).unreadable(f"{sha}~1")
+    out = tmp_path / "data" / "d.jsonl"
+    with pytest.raises(BuildfixerError, match=r"git bundle repos/d.jsonl/calc.bundle cannot be written"):
+        curated(out, repo.path, "calc", sha, cache_dir)
+    assert [i.base_commit for i in load_dataset(out)] == [sha]

@@ -26,7 +26,7 @@ def check(summary, out, planted, mode):
     assert set(instances) == {sha[:12] for sha in planted["instances"]}
     for sha, category in planted["instances"].items():
         instance = instances[sha[:12]]
-        assert instance.origin == mode and instance.repo == f"repos/{planted['repo'].name}.bundle"
+        assert instance.origin == mode and instance.repo == f"repos/{out.name}/{planted['repo'].name}.bundle"
         assert category is None or instance.category == category, instance.error_log[-500:]
         assert (
             instance.error_log

@@ -45,6 +45,8 @@ class BuildRecord:
         errors: The first parsed errors (contract form: file, line, column, message, category, tool).
         log: The cleaned, normalized log (empty on success).
         duration_s: Wall time of the build.
+        jdk: The JDK the build ran on, as buildsys chose it (None: not a JVM build, or a record
+            cached before the JDK was kept).
     """
 
     status: str
@@ -52,6 +54,7 @@ class BuildRecord:
     errors: list[dict[str, Any]] = field(default_factory=list)
     log: str = ""
     duration_s: float = 0.0
+    jdk: int | None = None
 
     @property
     def verdict(self) -> str:
@@ -231,7 +234,9 @@ class StateBuilder:
                     raw = read_log(result.log_path, strict=False)  # a flood: its head and tail
                     log = log_excerpt(raw, ws.root, options.cache_dir)
                 errors = [e.to_dict() for e in result.errors[:_MAX_ERRORS]]
-                records.append(BuildRecord(result.status, result.category, errors, log, result.duration_s))
+                records.append(
+                    BuildRecord(result.status, result.category, errors, log, result.duration_s, result.jdk)
+                )
         finally:
             stop_daemons(ws.root, options)
             ws.release()

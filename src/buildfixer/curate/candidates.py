@@ -73,11 +73,15 @@ def read_ranges(path: Path) -> list[tuple[str, str]]:
 
 
 def branch_chains(
-    history: History, rev: str, limit: int | None, ranges: list[tuple[str, str]] | None
-) -> list[list[str]]:
-    """The branches to look into, each as its commits oldest first (the last is the branch's head)."""
+    history: History, rev: str, limit: int | None, ranges: list[tuple[str, str]] | None,
+    unreadable: dict[str, str] | None = None,
+) -> list[list[str]]:  # fmt: skip
+    """The branches to look into, each as its commits oldest first (the last is the branch's head).
+
+    A merged branch that cannot be read is left out, noted in `unreadable` (commit -> git's reason).
+    """
     if ranges is None:
-        return history.merged_chains(rev, limit)
+        return history.merged_chains(rev, limit, unreadable)
     chains = [history.chain(history.resolve(base), history.resolve(head)) for base, head in ranges]
     return [chain for chain in chains if chain]
 
@@ -87,7 +91,8 @@ def human_candidates(chains: list[list[str]], builds: dict[str, bool]) -> list[C
 
     Args:
         chains: Branches, commits oldest first.
-        builds: Whether each commit of those chains builds.
+        builds: Whether each commit of those chains builds; a commit absent from it (one that
+            cannot be read) is neither a failure nor a fix.
     """
     found: dict[str, Candidate] = {}
     order = 0
@@ -104,32 +109,51 @@ def human_candidates(chains: list[list[str]], builds: dict[str, bool]) -> list[C
     return list(found.values())
 
 
-def dependency_candidates(history: History, rev: str, limit: int | None) -> list[Candidate]:
+def _changes(history: History, sha: str, unreadable: dict[str, str] | None) -> list[str] | None:
+    """The paths a single-parent commit changes; None for a merge, or a commit that cannot be read.
+
+    An unreadable commit is noted in `unreadable` (commit -> git's reason); without that dict, it raises.
+    """
+    try:
+        parents = history.commit(sha).parents
+        return history.changed_paths(parents[0], sha) if len(parents) == 1 else None
+    except BuildfixerError as exc:
+        if unreadable is None:
+            raise
+        unreadable[sha] = str(exc)
+        return None
+
+
+def dependency_candidates(
+    history: History, rev: str, limit: int | None, unreadable: dict[str, str] | None = None
+) -> list[Candidate]:
     """Commits that change build files and source files together (their build half to revert)."""
     found = []
     for order, sha in enumerate(reversed(history.commits(rev, limit))):
-        parents = history.commit(sha).parents
-        if len(parents) != 1:
-            continue
-        paths = history.changed_paths(parents[0], sha)
+        paths = _changes(history, sha, unreadable) or []
         if any(is_build_file(p) for p in paths) and any(is_source_file(p) for p in paths):
             found.append(Candidate(f"dependency-{sha[:12]}", "dependency", sha, sha, None, order))
     return found
 
 
 def revert_build_files(history: History, sha: str) -> str:
-    """The synthetic state of a dependency candidate: the commit with its build-file changes undone."""
+    """The synthetic state of a dependency candidate: the commit with its build-file changes undone.
+
+    A build file the commit added is removed, one it removed comes back, one it changed is the
+    parent's again.
+    """
     parent = history.commit(sha).parents[0]
     build_files = [p for p in history.changed_paths(parent, sha) if is_build_file(p)]
     message = f"buildfixer: {sha[:12]} with its build-file changes reverted"
     return history.synthetic(sha, parent, {p: parent for p in build_files}, message)
 
 
-def llm_candidates(history: History, rev: str, limit: int | None) -> list[Candidate]:
+def llm_candidates(
+    history: History, rev: str, limit: int | None, unreadable: dict[str, str] | None = None
+) -> list[Candidate]:
     """Commits with a single parent that change source files: re-implementation targets."""
     found = []
     for order, sha in enumerate(reversed(history.commits(rev, limit))):
-        parents = history.commit(sha).parents
-        if len(parents) == 1 and any(is_source_file(p) for p in history.changed_paths(parents[0], sha)):
+        if any(is_source_file(p) for p in _changes(history, sha, unreadable) or []):
             found.append(Candidate(f"llm-{sha[:12]}", "llm", sha, sha, None, order))
     return found

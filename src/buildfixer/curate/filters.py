@@ -57,6 +57,7 @@ class Outcome:
     instance: dict[str, Any] | None = None  # kept when rejected as `duplicate`, to decide again
     stats: dict[str, Any] = field(default_factory=dict)  # its build requests (CacheStats)
     duplicate_of: str | None = None  # the key of the kept instance with the same signature
+    commit: str | None = None  # the candidate's commit in history: duplicates are ordered by ancestry
 
 
 def check_size(patch: str, limits: SizeLimits) -> tuple[int, int]:
@@ -115,11 +116,23 @@ def signature(record: BuildRecord) -> str:
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:16]
 
 
+def ran_on(records: list[BuildRecord]) -> int | None:
+    """The JDK all these builds ran on; None when not known, or when they ran on different ones.
+
+    The failing and the fixed state each build on the JDK buildsys chooses (`--jdk`, else the
+    state's own version files, else the default). An instance names one JDK, which `bench` then
+    builds both states on; when the states chose different JDKs (a fix that pins another one),
+    none is named, so each state chooses as it did here.
+    """
+    jdks = {record.jdk for record in records}
+    return jdks.pop() if len(jdks) == 1 else None
+
+
 def make_instance(
     candidate: Candidate, states: tuple[str, str], builder: StateBuilder, gold: str, failing: BuildRecord,
-    as_of: str | None,
+    as_of: str | None, jdk: int | None = None,
 ) -> dict[str, Any]:  # fmt: skip
-    """The instance's fields; `states` are the failing and the fixed commit."""
+    """The instance's fields; `states` are the failing and the fixed commit, `jdk` the JDK both built on."""
     files, lines = patch_stats(gold)
     commit = builder.history.commit(candidate.commit)
     return {
@@ -132,7 +145,7 @@ def make_instance(
         "category": failing.category,
         "build_system": builder.system,
         "build_command": builder.options.tasks,
-        "jdk": builder.options.jdk,
+        "jdk": jdk if jdk is not None else builder.options.jdk,
         "error_log": failing.log,
         "files_changed": files,
         "lines_changed": lines,

@@ -68,11 +68,18 @@ class History:
         return sha
 
     def commit(self, sha: str) -> Commit:
-        """The commit's tree, parents, UTC date and message (cached)."""
+        """The commit's tree, parents, UTC date and message (cached).
+
+        Raises:
+            BuildfixerError: The commit cannot be read (missing, or git cannot parse it).
+        """
         if sha not in self._commits:
             out = self.git("show", "-s", "--format=%H%x00%T%x00%P%x00%ct%x00%s%x00%B", sha)
-            full, tree, parents, stamp, subject, body = out.split("\0", 5)
-            date = datetime.fromtimestamp(int(stamp), UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+            try:
+                full, tree, parents, stamp, subject, body = out.split("\0", 5)
+                date = datetime.fromtimestamp(int(stamp), UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+            except ValueError:  # a damaged commit object git still prints something for
+                raise BuildfixerError(f"cannot read commit {sha}: {out[:200]!r}") from None
             commit = Commit(full, tree, tuple(parents.split()), date, subject, body.strip())
             self._commits[sha] = self._commits[full] = commit
         return self._commits[sha]
@@ -90,15 +97,26 @@ class History:
         """
         return self.git("rev-list", "--reverse", "--first-parent", end, f"^{start}").split()
 
-    def merged_chains(self, rev: str = "HEAD", limit: int | None = None) -> list[list[str]]:
-        """For each merge on `rev`'s first-parent line, the merged branch's commits, oldest first."""
+    def merged_chains(
+        self, rev: str = "HEAD", limit: int | None = None, unreadable: dict[str, str] | None = None
+    ) -> list[list[str]]:
+        """For each merge on `rev`'s first-parent line, the merged branch's commits, oldest first.
+
+        A merge whose branch cannot be read (a shallow or partial clone) is left out, with git's
+        reason in `unreadable`.
+        """
         chains = []
         for merge in self.merges(rev, limit):
-            parents = self.commit(merge).parents
-            if len(parents) >= 2:
-                chain = self.chain(parents[0], parents[1])
-                if chain:
-                    chains.append(chain)
+            try:
+                parents = self.commit(merge).parents
+                chain = self.chain(parents[0], parents[1]) if len(parents) >= 2 else []
+            except BuildfixerError as exc:
+                if unreadable is None:
+                    raise
+                unreadable[merge] = str(exc)
+                continue
+            if chain:
+                chains.append(chain)
         return chains
 
     def commits(self, rev: str = "HEAD", limit: int | None = None) -> list[str]:
@@ -128,16 +146,36 @@ class History:
         Returns:
             The new commit's hash; a ref under SYNTHETIC_REFS keeps it from garbage collection.
         """
+        # One `update-index --index-info` does both: an entry as `ls-tree` prints it is written, and
+        # mode 0 removes the path (`--force-remove` would want a working tree, a mirror has none).
+        removed = f"0 {'0' * len(self.commit(base).sha)}\t"
+        entries = []
+        for path, source in take_from.items():
+            entry = self.git("ls-tree", "-z", source, "--", path) if source else ""
+            entries.append(entry if entry else f"{removed}{path}\0")
         with self.index_of(base) as env:
-            for path, source in take_from.items():
-                entry = self.git("ls-tree", "-z", source, "--", path).rstrip("\0") if source else ""
-                if entry:
-                    mode, _, blob = entry.split("\t", 1)[0].split(" ")
-                    self.git("update-index", "--add", "--cacheinfo", f"{mode},{blob},{path}", env=env)
-                else:
-                    self.git("update-index", "--force-remove", "--", path, env=env)
+            if entries:
+                data = "".join(entries).encode()
+                git("update-index", "-z", "--index-info", git_dir=self.mirror, env=env, input_bytes=data)
             tree = self.git("write-tree", env=env).strip()
         return self.commit_tree(tree, parent, message)
+
+    def unreadable(self, sha: str) -> str | None:
+        """Why a commit, or an object of its tree, cannot be read (None: it can).
+
+        A partial clone lacks blobs, a shallow one the parents at its edge, and a damaged object
+        stops git: such a commit cannot be built, and curation skips it.
+        """
+        try:
+            self.commit(sha)
+            self.git("rev-list", "--objects", "--no-walk", sha)  # fails on a missing tree or blob
+        except BuildfixerError as exc:
+            return str(exc)
+        return None
+
+    def is_ancestor(self, old: str, new: str) -> bool:
+        """Whether commit `old` is an ancestor of `new`, both full hashes (False when either is unknown)."""
+        return self.git("merge-base", old, new, check=False).strip() == old
 
     @contextlib.contextmanager
     def index_of(self, commit: str) -> Iterator[dict[str, str]]:

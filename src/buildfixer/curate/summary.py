@@ -15,7 +15,9 @@ from typing import Any
 from buildfixer.curate.builds import merge_state
 from buildfixer.curate.filters import FILTERS
 
-REJECTIONS = (*FILTERS, "error")  # the order rejections are shown in
+# The order rejections are shown in: the filters, then a candidate whose commit cannot be read, then
+# any other error.
+REJECTIONS = (*FILTERS, "unreadable", "error")
 
 
 @dataclass
@@ -35,6 +37,10 @@ class Summary:
     builds_run: int = 0  # builds run, repeats included
     duration_s: float = 0.0
     instances_in_file: int = 0
+    # Commits skipped because git cannot read them or their files (a partial or shallow clone,
+    # a damaged object): commit -> git's reason. Skipped before they are candidates; a candidate
+    # whose commit cannot be read is rejected as `unreadable` instead.
+    unreadable: dict[str, str] = field(default_factory=dict)
     _states: dict[str, str] = field(default_factory=dict, repr=False)
 
     @property
@@ -83,9 +89,9 @@ class Summary:
                 "duration_s": round(self.duration_s, 1)}  # fmt: skip
 
     def text(self, out: object) -> str:
-        """The human form (two lines); `out` is the dataset's path."""
+        """The human form (two lines, a third naming skipped commits); `out` is the dataset's path."""
         rejected = ", ".join(f"{name} {n}" for name, n in self.rejected.items()) or "none"
-        return (
+        text = (
             f"kept {self.accepted} of {self.candidates} candidate(s) ({self.evaluated} evaluated now, "
             f"{self.resumed} resumed); rejected: {rejected}\n"
             f"states: {self.states_built} built ({self.states_succeeded} succeeded, "
@@ -93,3 +99,7 @@ class Summary:
             f"(hit rate {self.hit_rate:.0%}); {self.builds_run} build(s) run, {self.duration_s:.0f} s; "
             f"{self.instances_in_file} instance(s) in {out}"
         )
+        if self.unreadable:
+            skipped = "; ".join(f"{sha[:12]} ({why[:200]})" for sha, why in self.unreadable.items())
+            text += f"\nskipped {len(self.unreadable)} commit(s) git cannot read: {skipped}"
+        return text
