@@ -193,8 +193,7 @@ def sandbox_session(
         hand_over(project)
     session: Session
     if warm:
-        writable = confinement.writable
-        kept = None if ours else kept_session(project.resolve(), prefix, writable, options.cache_dir)
+        kept = None if ours else kept_session(project.resolve(), confinement, options.cache_dir)
         session = kept or session_for(project, prefix, confinement.writable)
     else:
         session = SandboxSession(prefix, confinement.writable)

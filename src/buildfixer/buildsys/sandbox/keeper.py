@@ -8,8 +8,10 @@ host-side process that owns the project's session and runs the builds of later c
 - it is started by the first command that needs the project's warm session, detached from it,
   and serves requests on a Unix socket in `<cache>/sessions` (mode 0700, ours, never mounted
   into a sandbox), from the same user only (the peer's credentials are checked);
-- it starts exactly the sandbox the command would have started (the same bubblewrap command
-  line, control group and limits): the confinement is the same, only its lifetime is longer;
+- it starts exactly the sandbox the command would have started (the same confinement, made into
+  the same bubblewrap command line, control group and limits), only its lifetime is longer; it
+  makes that command line itself, so that it is a client of the sandboxes' network namespace
+  (buildsys.sandbox.netns) for as long as it lives, like any buildfixer process;
 - each request is one step (argv, folder, environment, timeout) and the log file's descriptor;
   the reply is the exit code, whether it timed out and the limit it hit;
 - a command that goes away mid-step (Ctrl-C) ends the step: the keeper closes the session;
@@ -24,6 +26,7 @@ with the run instead of holding memory for ten minutes after it.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import json
 import os
@@ -33,10 +36,13 @@ import stat
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
+from buildfixer.buildsys.sandbox.backends import get_sandbox
 from buildfixer.buildsys.sandbox.session import SESSION_LOST, SandboxSession
+from buildfixer.core.protocols import Confinement
 
 # As long as a Gradle daemon waits for its next build (buildsys.gradle's idle timeout).
 IDLE_S = 600.0
@@ -73,8 +79,27 @@ def _short(address: Path) -> Iterator[str]:
         os.close(fd)
 
 
-def _key(project: Path, prefix: Sequence[str]) -> str:
-    return hashlib.sha256(json.dumps([str(project), list(prefix)]).encode()).hexdigest()[:24]
+def _described(confinement: Confinement) -> dict[str, Any]:
+    """The confinement as JSON: paths as strings."""
+    return json.loads(json.dumps(dataclasses.asdict(confinement), default=str))
+
+
+def _confinement(described: dict[str, Any]) -> Confinement:
+    """The confinement `_described` wrote."""
+
+    def paths(key: str) -> tuple[Path, ...]:
+        return tuple(Path(p) for p in described[key])
+
+    accounts = described["accounts"]
+    return Confinement(
+        writable=paths("writable"), network=bool(described["network"]),
+        allowed_hosts=tuple(described["allowed_hosts"]), hidden=paths("hidden"), readable=paths("readable"),
+        frozen=paths("frozen"), home=str(described["home"]), accounts=Path(accounts) if accounts else None,
+    )  # fmt: skip
+
+
+def _key(project: Path, confinement: Confinement) -> str:
+    return hashlib.sha256(json.dumps([str(project), _described(confinement)]).encode()).hexdigest()[:24]
 
 
 class KeptSession:
@@ -140,9 +165,9 @@ class KeptSession:
 
 
 def kept_session(
-    project: Path, prefix: list[str], watched: Sequence[Path], cache_dir: Path, idle_s: float = IDLE_S
+    project: Path, confinement: Confinement, cache_dir: Path, idle_s: float = IDLE_S
 ) -> KeptSession | None:
-    """The live keeper of `project` with exactly this sandbox; started if needed (ending after `idle_s`).
+    """The live keeper of `project` with exactly this confinement; started if needed (ending after `idle_s`).
 
     Returns None when no keeper can run here (no private folder for its socket, or it did not
     start): the caller falls back to a session of its own process.
@@ -150,7 +175,7 @@ def kept_session(
     folder = _folder(cache_dir)
     if folder is None:
         return None
-    key = _key(project, prefix)
+    key = _key(project, confinement)
     address = folder / f"{key}.sock"
     session = KeptSession(address)
     if session.alive():
@@ -158,9 +183,7 @@ def kept_session(
     stop_keepers(project, cache_dir)  # another sandbox of this project (options changed): one keeper
     with contextlib.suppress(FileNotFoundError):
         address.unlink()  # a keeper that died without cleaning up
-    config = json.dumps(
-        {"address": str(address), "prefix": prefix, "watched": [str(p) for p in watched], "idle_s": idle_s}
-    )
+    config = json.dumps({"address": str(address), "confinement": _described(confinement), "idle_s": idle_s})
     proc = subprocess.Popen(
         [sys.executable, "-m", "buildfixer.buildsys.sandbox.keeper"],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
@@ -282,7 +305,9 @@ def main() -> None:
     """Start the sandbox the config on stdin describes and serve it (run as `python -m ...keeper`)."""
     config = json.loads(sys.stdin.read())
     os.chdir("/")  # never hold the folder the command ran in (the user may delete or unmount it)
-    session = SandboxSession(config["prefix"], [Path(p) for p in config["watched"]])
+    confinement = _confinement(config["confinement"])
+    prefix = get_sandbox("bubblewrap").wrap([], confinement)
+    session = SandboxSession(prefix, confinement.writable)
     _serve(Path(config["address"]), session, float(config["idle_s"]))
 
 
