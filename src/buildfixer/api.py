@@ -26,8 +26,8 @@ from buildfixer.buildsys.analyzed import build_and_analyze
 from buildfixer.buildsys.options import BuildOptions, project_domain
 from buildfixer.core.build_result import BuildResult
 from buildfixer.delivery.fix import FixOutcome, fix_project
-from buildfixer.harness.checks import validated
 from buildfixer.harness.config import AttemptConfig
+from buildfixer.harness.config_files import validated
 from buildfixer.logs.analyze import Analysis, analyze_file, analyze_text
 from buildfixer.reports.run_report import build_report
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from buildfixer.core.errors import BuildfixerError
-from buildfixer.harness.checks import read_config_file, validated
 from buildfixer.harness.config import AttemptConfig
+from buildfixer.harness.config_files import read_config_file, validated
 
 BUNDLED = Path(__file__).resolve().parents[2] / "src/buildfixer/bench/data/instances.jsonl"
 

@@ -184,19 +184,22 @@ def sandbox_session(
     place, its keeper's, which outlives this command (`buildsys.sandbox.keeper`); for a workspace
     of buildfixer's, this process's. Otherwise a session of its own, closed at the end.
     """
-    prefix = get_sandbox(options.sandbox).wrap([], confinement)
+    ours = project.resolve().is_relative_to(options.cache_dir.resolve())
+    kept = warm and not ours
+    session: Session | None = None
+    if kept:  # a keeper already running has this very sandbox: nothing to check or make again
+        session = kept_session(project.resolve(), confinement, options.cache_dir, start=False)
+    prefix = [] if session else get_sandbox(options.sandbox).wrap([], confinement)  # bubblewrap works?
     for folder in confinement.writable:
         if folder != project:  # large, and written by sandboxes: walked once per process
             hand_over(folder, once=True)
-    ours = project.resolve().is_relative_to(options.cache_dir.resolve())
     if ours:
         hand_over(project)
-    session: Session
-    if warm:
-        kept = None if ours else kept_session(project.resolve(), confinement, options.cache_dir)
-        session = kept or session_for(project, prefix, confinement.writable)
-    else:
-        session = SandboxSession(prefix, confinement.writable)
+    if session is None and kept:
+        session = kept_session(project.resolve(), confinement, options.cache_dir)
+    if session is None:
+        writable = confinement.writable
+        session = session_for(project, prefix, writable) if warm else SandboxSession(prefix, writable)
     try:
         with contextlib.nullcontext() if ours else lent(project):
             yield session

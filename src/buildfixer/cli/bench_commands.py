@@ -29,8 +29,8 @@ from buildfixer.harness.checks import (
     check_number,
     check_output_path,
     check_seconds,
-    validated,
 )
+from buildfixer.harness.config_files import validated
 from buildfixer.llm.factory import check_instance_models, check_model
 from buildfixer.memory.store import FixMemory
 

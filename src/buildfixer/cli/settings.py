@@ -149,7 +149,7 @@ class AttemptSettings:
         """
         # lazy: the agents import the tools and the build layer; the harness imports pydantic
         from buildfixer.agents.tool_loop import Budget
-        from buildfixer.harness import checks, config
+        from buildfixer.harness import config, config_files
 
         chosen = {"agent": self.agent, "model": self.model, "toolset": self.toolset, "mask": self.mask,
                   "guidance": self.guidance}  # fmt: skip
@@ -162,7 +162,7 @@ class AttemptSettings:
             **({"memory_trust": self.memory_trust} if self.memory_trust is not None else {}),
             **local,
         }  # fmt: skip
-        return checks.validated(config.AttemptConfig, data)
+        return config_files.validated(config.AttemptConfig, data)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -200,7 +200,7 @@ def with_config_file(ctx: typer.Context, config_file: Path | None, settings: Set
         BuildfixerError: An unreadable file, or a key no option of this command has.
     """
     # lazy: pydantic and yaml, only when a command runs
-    from buildfixer.harness.checks import read_config_file
+    from buildfixer.harness.config_files import read_config_file
 
     if config_file is None:
         return settings

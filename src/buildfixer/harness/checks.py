@@ -2,25 +2,19 @@
 
 Every configuration (an attempt's, a run's, a curation's, an export's) checks its numbers, output
 paths, seconds and JDK levels here, so a value means the same and fails with the same words
-everywhere: one BuildfixerError line (exit 2) before any build starts. Also reads config files
-(TOML or YAML) and turns a pydantic error into that one line. pydantic is imported here, so this
-module is imported only when a command runs, never at CLI start-up.
+everywhere: one BuildfixerError line (exit 2) before any build starts. Light on purpose: a
+command that only builds imports it (config files and pydantic are harness.config_files').
 """
 
 from __future__ import annotations
 
 import math
-import tomllib
 from pathlib import Path
-from typing import Any, TypeVar
-
-import yaml
-from pydantic import BaseModel, ValidationError
+from typing import Any
 
 from buildfixer.buildsys.jdk import find_jdk
 from buildfixer.core.errors import BuildfixerError
 
-Model = TypeVar("Model", bound=BaseModel)
 # Upper limits of numbers a person may give: anything above is a typo, and would overflow timers
 # (`--timeout 1e308`) or allocate without end (`--samples 1000000000000`).
 MAX_SECONDS = 7 * 24 * 3600.0  # a week: timeouts and time budgets
@@ -112,43 +106,3 @@ def check_jdk(jdk: int | None) -> None:
 def _is_number(value: Any, whole: bool) -> bool:
     """True for an int (or, unless `whole`, a float); never for a bool."""
     return not isinstance(value, bool) and isinstance(value, int if whole else int | float)
-
-
-def validated(cls: type[Model], data: dict[str, Any]) -> Model:
-    """`cls` built from `data`; the first problem as one BuildfixerError line (exit 2), naming the field."""
-    try:
-        return cls.model_validate(data)
-    except ValidationError as exc:
-        raise BuildfixerError(validation_message(exc)) from None
-
-
-def validation_message(exc: ValidationError) -> str:
-    """The first error of a ValidationError as one line: `field: what is wrong`."""
-    first = exc.errors()[0]
-    where = ".".join(str(part) for part in first["loc"]) or "config"
-    message = str(first["msg"]).removeprefix("Value error, ")
-    if first["type"] == "extra_forbidden":
-        message = "unknown setting"
-    return f"{where}: {message}"
-
-
-def read_config_file(path: Path) -> dict[str, Any]:
-    """Settings from a TOML or YAML file (by suffix): a flat table of option names and values.
-
-    Keys are the long command-line option names, with dashes or underscores (`max-calls`,
-    `max_calls`); command-line flags override them.
-    """
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise BuildfixerError(f"cannot read config file {path}: {exc.strerror or exc}") from None
-    suffix = path.suffix.lower()
-    if suffix not in (".toml", ".yaml", ".yml"):
-        raise BuildfixerError(f"config file {path}: use .toml, .yaml or .yml")
-    try:
-        data = tomllib.loads(text) if suffix == ".toml" else (yaml.safe_load(text) or {})
-    except (tomllib.TOMLDecodeError, yaml.YAMLError) as exc:
-        raise BuildfixerError(f"config file {path}: {str(exc).splitlines()[0]}") from None
-    if not isinstance(data, dict):
-        raise BuildfixerError(f"config file {path}: expected a table of settings at the top")
-    return {str(key).replace("-", "_"): value for key, value in data.items()}

@@ -165,12 +165,12 @@ class KeptSession:
 
 
 def kept_session(
-    project: Path, confinement: Confinement, cache_dir: Path, idle_s: float = IDLE_S
+    project: Path, confinement: Confinement, cache_dir: Path, idle_s: float = IDLE_S, *, start: bool = True
 ) -> KeptSession | None:
     """The live keeper of `project` with exactly this confinement; started if needed (ending after `idle_s`).
 
-    Returns None when no keeper can run here (no private folder for its socket, or it did not
-    start): the caller falls back to a session of its own process.
+    Returns None when no keeper runs (and `start` is False), or none can run here (no private
+    folder for its socket, or it did not start): the caller falls back to a session of its own.
     """
     folder = _folder(cache_dir)
     if folder is None:
@@ -180,6 +180,8 @@ def kept_session(
     session = KeptSession(address)
     if session.alive():
         return session
+    if not start:
+        return None
     stop_keepers(project, cache_dir)  # another sandbox of this project (options changed): one keeper
     with contextlib.suppress(FileNotFoundError):
         address.unlink()  # a keeper that died without cleaning up
