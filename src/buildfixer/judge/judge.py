@@ -14,7 +14,7 @@ from typing import Any
 
 from buildfixer.core.file_kinds import is_build_config, is_source, is_test
 from buildfixer.core.protocols import Model
-from buildfixer.judge import main_code, rules, weakening
+from buildfixer.judge import exclusions, main_code, rules, weakening
 from buildfixer.judge.diff import parse_patch
 from buildfixer.judge.llm_judge import llm_judge
 from buildfixer.judge.verdict import Verdict
@@ -27,9 +27,10 @@ def judge_patch(
     """The verdict on `patch` (a unified diff) of the project at `project`.
 
     The project's tests are read for the literals they use (a test's input special-cased in main
-    code); `run_tests` builds it before and after the patch (`applied`: it holds the patch
-    already, as an attempt's workspace does). With `model` an LLM judge reads the patch too (and
-    `error`, the failure it repairs).
+    code) and matched against the exclusions of tests the patch adds (`exclusions`); `run_tests`
+    builds it before and after the patch (`applied`: it holds the patch already, as an attempt's
+    workspace does). With `model` an LLM judge reads the patch too (and `error`, the failure it
+    repairs).
 
     Raises:
         BuildfixerError: the patch is not a unified diff, or (run_tests) it does not apply.
@@ -44,6 +45,7 @@ def judge_patch(
         verdict.findings += rules.check(change) + weakening.weakened(change) + main_code.made_to_pass(change)
         verdict.findings += weakening.changed_values(change, tests_only)
     verdict.findings += main_code.special_cased(changes, project)
+    verdict.findings += exclusions.excluded_tests(changes, project)
     if run_tests:
         if project is None:
             raise ValueError("run_tests needs the project the patch applies to")

@@ -12,7 +12,7 @@ A hack need not touch a test. These rules read the changes of a patch to main co
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from buildfixer.core import confined
@@ -166,17 +166,26 @@ def _test_literals(changes: list[FileChange], project: Path | None) -> set[str]:
     return known | {part.strip() for value in known if "," in value for part in value.split(",")}
 
 
-def _project_tests(project: Path) -> Iterable[str]:
-    """The text of the project's test files (a bounded number of bounded files; links out never read)."""
-    tests = (
+def project_test_files(project: Path) -> Iterator[str]:
+    """The project's test source files, relative to it (build output, dependencies and links out left out)."""
+    return (
         rel
         for rel in confined.walk(project, skip=lambda name: name in _SKIPPED_DIRS)
         if is_test(rel) and is_source(rel)
     )
-    for count, rel in enumerate(tests):
+
+
+def read_test(project: Path, rel: str) -> str | None:
+    """A test file's text, when it is a regular file of the project no larger than the judge reads."""
+    return confined.try_read_text(project, rel, _MAX_TEST_BYTES)
+
+
+def _project_tests(project: Path) -> Iterable[str]:
+    """The text of the project's test files (a bounded number of bounded files; links out never read)."""
+    for count, rel in enumerate(project_test_files(project)):
         if count >= _MAX_TEST_FILES:
             return
-        text = confined.try_read_text(project, rel, _MAX_TEST_BYTES)
+        text = read_test(project, rel)
         if text is not None:
             yield text
 

@@ -2,7 +2,10 @@
 
 A log says "Could not find com.google.code.gson:gson:2.8.99" or "release version 21 not
 supported" without a file: the line to fix is in a build file, found by searching the
-build files for the coordinate, the version, or the path the message names. Paths the
+build files for the coordinate, the version, or the path the message names; an npm package
+at its key in a dependency section of package.json (not a script of the same name), a
+missing Python interpreter at the pin that asks for it (tox.ini, noxfile.py,
+.python-version, the tox sections of setup.cfg and pyproject.toml). Paths the
 log does give may not be the project's own (a test class name turned into a path, a
 module installed in a venv, an absolute path of another machine): they are mapped onto
 the project file with the longest matching path suffix.
@@ -19,6 +22,7 @@ from collections.abc import Iterator
 from fnmatch import fnmatchcase
 from itertools import islice
 from pathlib import Path
+from urllib.parse import unquote, urlsplit
 
 from buildfixer.core.build_result import BuildError
 from buildfixer.logs.source import ProjectFiles
@@ -39,6 +43,10 @@ BUILD_FILE_PATTERNS = (
     "setup.py",
     "setup.cfg",
     "requirements*.txt",
+    # Where a Python project pins the interpreters and test dependencies it builds with.
+    "tox.ini",
+    "noxfile.py",
+    ".python-version",
 )
 # Characters of a message searched for what it names: what to fix is named near its start, and
 # some patterns (a coordinate's `\b[A-Za-z][\w.-]*`) are quadratic on a long dotted run.
@@ -47,7 +55,26 @@ _SKIP_DIRS = {".git", "node_modules", "build", "target", "dist", ".gradle", "__p
 _MAX_WALK = 20_000
 
 _COORDINATE = re.compile(r"\b([A-Za-z][\w.-]*):([\w.-]+):(?:[a-z-]+:)?(\d[\w.+-]*)")
-_NPM_SPEC = re.compile(r"(?:version found for|for|notarget) (@?[\w.-]+(?:/[\w.-]+)?)@(\^?~?[\d][\w.-]*)")
+# A package npm, pnpm or yarn cannot have, and the range asked for when the message gives it:
+# `No matching version found for left-pad@^9.0.0` (ETARGET), `'@a/b@^1.0.0' is not in this registry`
+# and `404 Not Found - GET https://registry.npmjs.org/@a%2fb` (E404), yarn's `Couldn't find any
+# versions for "x" that matches "^9"` and `Couldn't find package "x"`.
+_NPM_PACKAGE = (
+    re.compile(
+        r"(?:version found for|for|notarget) (?P<name>@?[\w.-]+(?:/[\w.-]+)?)@(?P<range>[^\s'\"]*[\w*])"
+    ),
+    re.compile(r"'(?P<name>@?[\w.-]+(?:/[\w.-]+)?)@(?P<range>[^']*)' is not in (?:this|the npm) registry"),
+    re.compile(r"versions for \"(?P<name>@?[\w.-]+(?:/[\w.-]+)?)\" that matches \"(?P<range>[^\"]*)\""),
+    re.compile(r"Couldn't find package \"(?P<name>@?[\w.-]+(?:/[\w.-]+)?)(?:@(?P<range>[^\"]*))?\""),
+    re.compile(r"404 Not Found - GET (?P<url>https?://\S+)"),
+)
+# The sections of package.json whose keys are packages: a package's own line is its key there, not
+# the first mention of its name (a script of the same name, `"lint": "eslint"`).
+_NPM_SECTIONS = frozenset((
+    "dependencies", "devDependencies", "peerDependencies", "optionalDependencies", "bundleDependencies",
+    "overrides", "resolutions", "pnpm",
+))  # fmt: skip
+_JSON_STRING = re.compile(r'"(?:\\.|[^"\\])*"')
 _PIP_SPEC = re.compile(
     r"requirement ([A-Za-z][\w.-]*)\s*(?:[=<>!~]=?)\s*([\w.*+-]+)|found for ([A-Za-z][\w.-]*)=="
 )
@@ -66,6 +93,23 @@ _PYTHON_RANGE = re.compile(
 )
 _PYTHON_RANGE_LINE = re.compile(
     r"^\s*(?:requires-python\s*=|python_requires\s*=|python\s*=\s*[\"'{])|\bpython_requires\s*="
+)
+# An interpreter the build asked for and this machine lacks (tox, nox, pyenv, uv): the pin is the
+# line to fix, in tox.ini (`basepython = python3.8`, `envlist = py38`), noxfile.py, .python-version,
+# or the tox sections of setup.cfg and pyproject.toml.
+_INTERPRETER_MISSING = re.compile(
+    r"InterpreterNotFound|could not find python interpreter|interpreter \S+ not found|No interpreter found"
+    r"|version \S+ is not installed \(set by|python\d[\d.]*: (?:command )?not found",
+    re.IGNORECASE,
+)
+_INTERPRETER_VERSION = re.compile(
+    r"(?:python|py)\s*(?P<major>[23])\.?(?P<minor>\d{1,2})(?!\d)|(?<![\w.])(?P<x>[23])\.(?P<y>\d{1,2})(?!\d)",
+    re.IGNORECASE,
+)
+_INTERPRETER_FILES = ("tox.ini", "noxfile.py", ".python-version", "setup.cfg", "pyproject.toml")
+_TOX_SECTION = re.compile(r"^\s*\[(?:tox\b|testenv|tool\.tox)")
+_PIN_LINE = re.compile(
+    r"\b(?:basepython|base_python|envlist|env_list|python_requires|requires-python|python)\b\s*[=:(]|session\("
 )
 _VERSION_SPEC = re.compile(r"[<>=!~^]=?\s*\d[\w.*]*(?:\s*,\s*[<>=!~]=?\s*\d[\w.*]*)*")
 _ABS_PATH = re.compile(r"(?<![\w.])(/(?:[\w.@+-]+/)*[\w.@+-]+)")
@@ -167,8 +211,61 @@ def _locate_python_range(error: BuildError, files: dict[str, list[str]]) -> tupl
     return (declaring[0][0], declaring[0][1]) if declaring else None
 
 
+def _locate_interpreter(message: str, files: dict[str, list[str]]) -> tuple[str, int] | None:
+    """The line pinning the Python interpreter a message says is missing (`python3.8`, `py38`, `3.8`).
+
+    In order: a `basepython` naming it, a tox or nox line naming it as `python3.8`/`py38`/`py{38,39}`,
+    .python-version, then a line that pins a bare `3.8` (`python = ["3.8"]`, `requires-python`).
+    """
+    version = _INTERPRETER_VERSION.search(message) if _INTERPRETER_MISSING.search(message) else None
+    if not version:
+        return None
+    major, minor = version["major"] or version["x"], version["minor"] or version["y"]
+    named = re.compile(
+        rf"(?<![\w.])(?:python|py){major}\.?{minor}(?!\d)|\bpy\{{[^}}]*\b{major}\.?{minor}\b", re.I
+    )
+    bare = re.compile(rf"(?<![\w.]){major}\.{minor}(?!\d)")
+
+    def rank(rel: str, text: str, tox: bool) -> int | None:
+        if tox and "basepython" in text and (named.search(text) or bare.search(text)):
+            return 0
+        if tox and named.search(text):
+            return 1
+        if rel.endswith(".python-version") and bare.match(text.strip()):
+            return 2
+        return 3 if _PIN_LINE.search(text) and bare.search(text) else None
+
+    found = [
+        (ranked, order, rel, number)
+        for order, (rel, number, text, tox) in enumerate(_interpreter_lines(files))
+        if (ranked := rank(rel, text, tox)) is not None
+    ]
+    return min(found)[2:] if found else None
+
+
+def _interpreter_lines(files: dict[str, list[str]]) -> Iterator[tuple[str, int, str, bool]]:
+    """Lines of the files that pin interpreters, tox's first; `tox`: the line is tox's or nox's.
+
+    Only the tox sections of setup.cfg and pyproject.toml count as tox's: `target-version = ['py38']`
+    of a formatter names a Python it formats for, not one the build runs.
+    """
+    ranked = sorted(
+        (rel for rel in files if rel.rsplit("/", 1)[-1] in _INTERPRETER_FILES),
+        key=lambda rel: _INTERPRETER_FILES.index(rel.rsplit("/", 1)[-1]),
+    )
+    for rel in ranked:
+        shared = rel.endswith(("setup.cfg", "pyproject.toml"))
+        tox = not shared
+        for number, text in enumerate(files[rel], 1):
+            if shared and text.lstrip().startswith("["):  # a section header: tox's or another tool's
+                tox = bool(_TOX_SECTION.match(text))
+            yield rel, number, text, tox
+
+
 def _locate_build_cause(error: BuildError, files: dict[str, list[str]]) -> tuple[str, int] | None:
     message = error.message[:_MAX_SEARCHED]
+    if found := _locate_interpreter(message, files):
+        return found
     level = _JAVA_LEVEL.search(message)
     class_file = _CLASS_FILE.search(message)
     if level or class_file:
@@ -191,8 +288,8 @@ def _locate_build_cause(error: BuildError, files: dict[str, list[str]]) -> tuple
         for wanted, near in searches:
             if found := _find(files, wanted, near):
                 return found
-    if npm := _NPM_SPEC.search(message):
-        return _find(files, [f'"{npm.group(1)}"', npm.group(2)]) or _find(files, [f'"{npm.group(1)}"'])
+    if package := _npm_package(message):
+        return _locate_npm_dependency(*package, files)
     if pip := _PIP_SPEC.search(message):
         name = pip.group(1) or pip.group(3)
         version = pip.group(2)
@@ -208,6 +305,47 @@ def _locate_build_cause(error: BuildError, files: dict[str, list[str]]) -> tuple
         if found:
             return found
     return None
+
+
+def _npm_package(message: str) -> tuple[str, str] | None:
+    """The package (and range, "" when not given) an npm, pnpm or yarn error cannot have."""
+    for pattern in _NPM_PACKAGE:
+        if found := pattern.search(message):
+            if "url" not in pattern.groupindex:
+                return found["name"], (found["range"] or "").rstrip(".")
+            # The registry's URL of the package or its tarball: `.../@a%2fb`, `.../x/-/x-9.0.0.tgz`.
+            path = unquote(urlsplit(found["url"]).path).split("/-/", 1)[0].strip("/").split("/")
+            return "/".join(path[-2:]) if len(path) >= 2 and path[-2].startswith("@") else path[-1], ""
+    return None
+
+
+def _locate_npm_dependency(name: str, spec: str, files: dict[str, list[str]]) -> tuple[str, int] | None:
+    """The line declaring `name` in a dependency section of package.json, the one asking for `spec` first."""
+    key = re.compile(rf'"{re.escape(name)}"\s*:')
+    declared = [
+        (rel, number, text)
+        for rel, lines in files.items()
+        if rel.rsplit("/", 1)[-1] == "package.json"
+        for number, text in _npm_declarations(lines)
+        if key.search(text)
+    ]
+    wanted = next((d for d in declared if spec and spec in d[2]), declared[0] if declared else None)
+    return (wanted[0], wanted[1]) if wanted else None
+
+
+def _npm_declarations(lines: list[str]) -> Iterator[tuple[int, str]]:
+    """The lines of package.json inside its dependency sections (`_NPM_SECTIONS`), numbered from 1."""
+    depth = 0
+    section = False
+    for number, text in enumerate(lines, 1):
+        if depth == 1 and (opened := re.match(r'\s*"([^"]+)"\s*:\s*\{', text)):
+            section = opened[1] in _NPM_SECTIONS
+        if section:
+            yield number, text
+        code = _JSON_STRING.sub('""', text)  # braces inside names and values do not count
+        depth += code.count("{") - code.count("}")
+        if depth <= 1:
+            section = False
 
 
 def _project_files(project: ProjectFiles) -> Iterator[str]:

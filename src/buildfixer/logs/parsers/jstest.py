@@ -5,7 +5,8 @@ runner's own location lines, the innermost one in the project's code (never in
 `node_modules` or node's internals), preferring the test file the runner names:
 
 * jest: `FAIL src/x.test.ts`, then `● suite › name` blocks with `at fn (src/x.test.ts:12:5)`
-  frames;
+  frames (after a diff of any length), or, when none can be read, the code frame's `> 12 |` line
+  in the test file;
 * vitest: ` FAIL  src/x.spec.ts > suite > name`, the error on the next line and
   ` ❯ src/x.spec.ts:33:34` (or `at` frames) below it; a suite that cannot even load is
   ` FAIL  src/x.spec.ts [ src/x.spec.ts ]`;
@@ -37,10 +38,19 @@ _FAIL_HEADER = re.compile(
     _PREFIX + r"\s*FAIL\s+(?:\|[^|\s]+\|\s+)?(?P<file>[^\s>\[]+?\.(?:[cm]?[jt]sx?|vue|svelte))"
     r"(?:\s+\([\d.]+ ?m?s\))?(?:\s+>\s+(?P<name>.+?)|\s+(?P<suite>\[.*\]))?\s*$"
 )
-# Location lines: `at fn (file:12:5)`, `at file:12:5`, vitest's `❯ file:33:34` / `❯ fn file:3:9`.
+# Location lines: `at fn (file:12:5)`, `at file:12:5`, vitest's `❯ file:33:34` / `❯ fn file:3:9`. A
+# folder may be in parentheses (Next.js route groups: `app/(shop)/__tests__/cart.test.tsx`).
 _LOCATION = re.compile(
-    _PREFIX + r"\s*(?:at |[❯›] )(?:.*?[ (])?(?P<file>(?:file://)?[^\s()]+?\.(?:[cm]?[jt]sx?|vue|svelte))"
+    _PREFIX + r"\s*(?:at |[❯›] )(?:.*?[ (])?"
+    r"(?P<file>(?:file://)?(?:[^\s()]|\([^\s()]*\))+?\.(?:[cm]?[jt]sx?|vue|svelte))"
     r":(?P<line>\d+):(?P<col>\d+)\)?\s*$"
+)
+# jest's code frame marks the line that failed: `    > 12 |     expect(total).toBe(3);`.
+_CODE_FRAME = re.compile(r"^\s*>\s*(?P<line>\d+)\s*\|")
+# What follows a runner's last failure: its summary, or npm's own report.
+_AFTER_FAILURES = re.compile(
+    r"^\s*(?:Test Suites:|Tests:|Snapshots:|ℹ (?:tests|pass|fail) \d|# (?:tests|pass|fail) \d"
+    r"|\d+ (?:passing|failing|pending)\b|npm (?:ERR!|error) )"
 )
 _VITEST_END = re.compile(_PREFIX + r"\s*(?:⎯{3,}|FAIL\s|Test Files\s|Tests\s+\d)")
 _TEST_TOTALS = re.compile(
@@ -62,6 +72,8 @@ _UNRESOLVED = re.compile(
 )
 _JEST_IMPORTER = re.compile(r"^Cannot find module '[^']+' from '(?P<file>[^']+)'")
 _BLOCK_LINES = 60
+_FAILURE_LINES = 40  # where a failure's message is looked for
+_FAILURE_LINES_MAX = 400  # where its location is: a long diff of values may come first
 
 
 @dataclass
@@ -222,6 +234,17 @@ def _is_diagnostic(lines: list[str], index: int) -> bool:
     return following.startswith(_DIAGNOSTIC_TAIL)
 
 
+def _block_end(lines: list[str], start: int) -> int:
+    """Where a failure's report that runs past its first lines ends: the next failure or the summary."""
+    end = start
+    while end < min(len(lines), start + _FAILURE_LINES_MAX):
+        text = lines[end]
+        if any(pattern.match(text) for pattern in (_AFTER_FAILURES, _JEST_BLOCK, _SPEC_FAIL, _FAIL_HEADER)):
+            break
+        end += 1
+    return end
+
+
 def _tap_failure(lines: list[str], index: int, name: str) -> BuildError:
     """`not ok N - name` and its YAML block (location, error)."""
     error = BuildError(f"not ok - {name}", "test_failure", "node", log_line=index, specificity=9)
@@ -248,7 +271,7 @@ def _block_failure(lines: list[str], index: int, name: str, file: str | None) ->
     error = BuildError(name, "test_failure", "node", file, log_line=index, specificity=9)
     detail = ""
     end = index + 1
-    while end < min(len(lines), index + 40):
+    while end < min(len(lines), index + _FAILURE_LINES):
         text = lines[end]
         if _JEST_BLOCK.match(text) or _SPEC_FAIL.match(text) or _FAIL_HEADER.match(text):
             break
@@ -264,11 +287,21 @@ def _block_failure(lines: list[str], index: int, name: str, file: str | None) ->
     # jest names the file whose import failed (`Cannot find module './x' from 'src/a.js'`): the
     # frame in that file is the import, the test file's only the start of the chain.
     importer = _JEST_IMPORTER.search(detail)
-    if place := _project_location(lines, index + 1, end, importer["file"] if importer else file):
+    want = importer["file"] if importer else file
+    place = _project_location(lines, index + 1, end, want)
+    if place is None and end == index + _FAILURE_LINES:
+        # A long diff of the values compared comes before the code frame and the stack: read on.
+        end = _block_end(lines, end)
+        place = _project_location(lines, index + 1, end, want)
+    if place:
         error.file, error.line = place[0], place[1]
     elif (compiled := _DIAGNOSTIC_PLACE.match(detail)) and (not file or _same(compiled["file"], file)):
         # ts-jest: `src/a.spec.ts:1:20 - error TS2307: ...`
         error.file, error.line = file or compiled["file"], int(compiled["line"])
+    elif file and (framed := next(filter(None, map(_CODE_FRAME.match, lines[index + 1 : end])), None)):
+        # No frame the project's (cut, or in a path the frame pattern cannot read): jest's code frame
+        # shows the assertion's line, in the test file when no other file's frame is printed.
+        error.line = int(framed["line"])
     error.message = f"{name}: {detail}" if detail else name
     if detail and name.endswith(_JEST_SUITE):
         error.category = _category(detail, suite=True)

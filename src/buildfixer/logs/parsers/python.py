@@ -48,6 +48,17 @@ _PIP_SUMMARY = re.compile(r"^\s*(?:error: (?:subprocess-exited-with-error|metada
 # setuptools' own `error: ...` lines (not pip's, which use the same prefix but a dashed code).
 _SETUPTOOLS_ERROR = re.compile(r"^\s*error: (?P<msg>(?!subprocess-exited|metadata-generation)[^-\s].*)")
 
+# --- interpreters ------------------------------------------------------------------------
+# An interpreter the build asks for and this machine lacks: tox 3's `InterpreterNotFound: python3.8`,
+# tox 4's `could not find python interpreter with spec(s): py38`, nox's `Python interpreter 3.8 not
+# found`, pyenv's `version `3.8.10' is not installed (set by .../.python-version)`, uv's `No
+# interpreter found for Python 3.8`. The pin is what to change (locate.py finds its line).
+_INTERPRETER_MISSING = re.compile(
+    r"InterpreterNotFound: \S+|could not find python interpreter with spec\(s\): \S+"
+    r"|Python interpreter \S+ not found|version .\S+. is not installed \(set by [^)]+\)"
+    r"|No interpreter found for Python \S+"
+)
+
 # --- compile errors (tracebacks are read by pytrace) -------------------------------------
 _COMPILEALL = re.compile(r"^\*\*\* Error compiling '(?P<file>.+)'\.\.\.")
 
@@ -128,8 +139,10 @@ def _pytest_blocks(lines: list[str]) -> dict[str, BuildError]:
         if e_line := _PYTEST_E_LINE.match(text):
             body = e_line["text"].strip()
             if frame := pytrace.FRAME.match(body):
-                # A SyntaxError during collection shows `E     File "x.py", line N`.
-                error.file, error.line = frame["file"], int(frame["line"])
+                # A SyntaxError during collection shows `E     File "x.py", line N`; text compiled as
+                # `<unknown>` (ast.parse) keeps the frame above it that parsed it.
+                if not pytrace.pseudo(frame["file"]):
+                    error.file, error.line = frame["file"], int(frame["line"])
             elif (exc := pytrace.EXCEPTION.match(body)) and exc["type"]:
                 error.category = _pytest_category(exc["type"], exc["msg"] or "")
                 error.message = body
@@ -245,6 +258,8 @@ def parse(lines: list[str]) -> list[BuildError]:
                 continue
         elif stripped.startswith("ERROR: ") and (pip_error := _pip_line(lines, index, reported)):
             errors.append(pip_error)
+        elif missing := _interpreter_missing(text, index):
+            errors.append(missing)
         elif _PIP_SUMMARY.match(text):
             errors.append(BuildError(stripped.lstrip("× "), "other", "pip", log_line=index, specificity=1))
         elif in_backend and (setup_error := _SETUPTOOLS_ERROR.match(text)):
@@ -274,6 +289,15 @@ def _unique(errors: list[BuildError]) -> list[BuildError]:
             seen.add(key)
             kept.append(error)
     return kept
+
+
+def _interpreter_missing(text: str, index: int) -> BuildError | None:
+    """An interpreter the build asks for and this machine lacks (see _INTERPRETER_MISSING), or None."""
+    if "nterpreter" not in text and "not installed" not in text:
+        return None  # most lines: the pattern is not even tried
+    if found := _INTERPRETER_MISSING.search(text):
+        return BuildError(found.group(0), "configuration", "python", log_line=index, specificity=8)
+    return None
 
 
 def _setuptools_error(message: str, index: int) -> BuildError:

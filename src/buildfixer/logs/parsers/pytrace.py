@@ -5,7 +5,10 @@ through the project's code, installed packages and the interpreter's standard li
 the first kind is a place to fix. Frames in the interpreter's `lib/pythonX.Y` (`pathlib.py`
 opening a file), in `site-packages` or in a build backend's isolated environment are never
 reported as the location. When no frame is the project's (a build backend reading the
-`readme` that pyproject.toml names), a missing file the message names is the location.
+`readme` that pyproject.toml names), a missing file the message names is the location. Nor is a
+pseudo-file (`<unknown>` of `compile()` and `ast.parse`, `<string>`, `<frozen ...>`): a
+SyntaxError there points at the file its message names (`invalid syntax (app.py, line 3)`) or at
+the frame that parsed the text.
 """
 
 from __future__ import annotations
@@ -41,6 +44,8 @@ _BACKEND = re.compile(
     r"[/\\](?P<name>setuptools|hatchling|flit_core|poetry[/\\]core|pdm[/\\]backend|mesonpy|maturin"
     r"|scikit_build_core)[/\\]"
 )
+# A SyntaxError printed as text names its file: `invalid syntax (app.py, line 3)`.
+_NAMED_PLACE = re.compile(r"\((?P<file>[^(),]+?\.pyw?), line (?P<line>\d+)\)")
 # `cannot import name 'X' from 'pkg.mod' (/path/to/pkg/mod.py)`: Python 3.8+ names the module's file.
 _IMPORT_FROM = re.compile(r"cannot import name '[^']+' from '[^']+' \((?P<path>[^()]+\.py)\)")
 # Names a project gives its own top-level package or folder, never an installable distribution's
@@ -79,6 +84,11 @@ _MISSING_FILE = (
 def foreign(file: str) -> bool:
     """True for a frame's file that is not the project's (see FOREIGN_FRAME)."""
     return bool(FOREIGN_FRAME.search(file))
+
+
+def pseudo(file: str) -> bool:
+    """True for the name Python gives code that has no file: `<unknown>`, `<string>`, `<frozen os>`."""
+    return file.startswith("<") and file.endswith(">")
 
 
 def missing_file(message: str) -> str | None:
@@ -173,9 +183,14 @@ def _exception(
 ) -> BuildError:
     file: str | None
     line: int | None
-    if exc_type.rsplit(".", 1)[-1] in SYNTAX_TYPES and syntax_frame:
+    syntax = exc_type.rsplit(".", 1)[-1] in SYNTAX_TYPES
+    named = _NAMED_PLACE.search(message) if syntax else None
+    if syntax and syntax_frame and not pseudo(syntax_frame[0]):
         file, line = syntax_frame
+    elif named and not pseudo(named["file"]):
+        file, line = named["file"], int(named["line"])
     else:
+        # Text compiled under a pseudo-name (`ast.parse` of a file a tool read): the frame that parsed it.
         file, line = project_frame(frames)
     category = exception_category(exc_type, message)
     if file is None and frames and category == "syntax" and own_import_error(message):
