@@ -294,3 +294,29 @@ def test_a_late_frame_in_another_failure_is_not_taken() -> None:
     """A block with no frame of its own does not borrow the next failure's: its code frame answers."""
     log = jest_failure("src/__tests__/cart.test.js", 80, "")
     assert [e.line for e in located(log)] == [12, 18]
+
+
+# --- a missing file named in prose: where the build names it, when it does ------------------
+
+
+def test_a_missing_file_the_build_names_is_located_at_the_build_line(tmp_path: Path) -> None:
+    project = tmp_path / "shop"
+    project.mkdir()
+    pom = "<project>\n  <build>\n    <plugins>\n      <file>${basedir}/build.properties</file>\n"
+    (project / "pom.xml").write_text(pom + "    </plugins>\n  </build>\n</project>\n")
+    log = f"[ERROR] Properties could not be loaded from File: {project}/build.properties\n"
+    log += "[INFO] BUILD FAILURE\n"
+    errors = analyze_text(log).errors
+    assert errors[0].file == f"{project}/build.properties"  # the log alone names the missing file
+    locate_in_project(errors, WorkspaceFiles(project))
+    assert (errors[0].file, errors[0].line) == ("pom.xml", 4)
+
+
+def test_a_missing_file_no_build_file_names_stays_the_location(tmp_path: Path) -> None:
+    project = tmp_path / "web"
+    project.mkdir()
+    (project / "package.json").write_text('{"name": "web"}\n')
+    errors = [BuildError("ENOENT: no such file or directory, open 'src/data.json'", "resource_missing", "npm",
+                         "src/data.json")]  # fmt: skip
+    locate_in_project(errors, WorkspaceFiles(project))
+    assert (errors[0].file, errors[0].line) == ("src/data.json", None)

@@ -262,6 +262,18 @@ def _interpreter_lines(files: dict[str, list[str]]) -> Iterator[tuple[str, int, 
             yield rel, number, text, tox
 
 
+def _missing_here(error: BuildError, project: ProjectFiles) -> bool:
+    """A missing-resource error naming, without a line, a file of the project that is not there."""
+    if error.category != "resource_missing" or error.file is None or error.line is not None:
+        return False
+    local = Path(error.file)
+    if local.is_absolute():
+        if not local.is_relative_to(project.root):
+            return False
+        local = local.relative_to(project.root)
+    return not project.is_file(str(local))
+
+
 def _locate_build_cause(error: BuildError, files: dict[str, list[str]]) -> tuple[str, int] | None:
     message = error.message[:_MAX_SEARCHED]
     if found := _locate_interpreter(message, files):
@@ -385,11 +397,14 @@ def locate_in_project(errors: list[BuildError], project: ProjectFiles) -> None:
         ):
             error.file, error.line = found
             continue
-        if error.file is None:
+        if error.file is None or _missing_here(error, project):
+            # A file the build needs and the project lacks: where a build file names it is the
+            # place to fix (or to see what to create); with no such line the named file stays.
             found = _locate_path_property(error.message, project) or _locate_build_cause(error, files)
             if found:
                 error.file, error.line = found
-            continue
+            if found or error.file is None:
+                continue
         local = Path(error.file)
         if local.is_absolute() and local.is_relative_to(root):
             error.file = str(local.relative_to(root))  # portable across workspaces
