@@ -32,15 +32,19 @@ from collections.abc import Callable, Iterator
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-import re2  # type: ignore[import-untyped]
-
 from buildfixer.core import confined
 from buildfixer.core.file_kinds import is_build_config, is_ci
 from buildfixer.judge.diff import FileChange, Hunk, Line
 from buildfixer.judge.main_code import project_test_files, read_test
 from buildfixer.judge.verdict import Finding, excerpt
 from buildfixer.tools.base import ToolError
-from buildfixer.tools.patterns import PathMatcher, glob_regex
+
+try:  # patterns a project or a model wrote are matched in linear time (RE2)
+    import re2  # type: ignore[import-untyped]
+
+    from buildfixer.tools.patterns import PathMatcher, glob_regex
+except ImportError:  # the verifier's judge.pyz on a task's plain Python (export.judge_app): no RE2
+    re2 = None
 
 # What a pattern is matched as.
 ANT = "ant"  # Surefire and Gradle: `**/x/**`, `*IT.java`, `%regex[...]`, below the module or a source root
@@ -562,7 +566,13 @@ def _units(kind: str, pattern: str, base: str, tests: _Tests) -> set[str] | None
 
 
 def _matcher(kind: str, pattern: str, base: str) -> Callable[[str, str], bool] | None:
-    """A test of one file (project-relative, and relative to the configuration's directory)."""
+    """A test of one file (project-relative, and relative to the configuration's directory).
+
+    None (the exclusion is then a finding, whatever it matches) where RE2 is missing: a pattern
+    is never matched by a backtracking engine that a crafted one could keep busy.
+    """
+    if re2 is None:
+        return None
     try:
         if kind == ANT:
             return _ant(pattern)
