@@ -85,6 +85,7 @@ def test_an_import_error_is_told_apart_by_the_traces_own_words(exc_type: str, me
         ("See https://docs.gradle.org/8.5/userguide/upgrading.html for details", None),
         ("Directory '/usr/lib/jvm/java-17' does not exist", None),
         ("Could not find com.acme:core:1.0.", None),
+        ("pnpm-lock.yaml is not up to date with <ROOT>/package.json", None),
     ],
 )
 def test_a_path_named_in_prose(message: str, found):
@@ -109,3 +110,31 @@ def test_an_unclassified_failure_names_the_failed_step_and_the_first_error_line(
     assert analysis.category == "other"
     assert analysis.root.message.startswith("Building wheel for weirdpkg (pyproject.toml): ")
     assert "widget could not be folded" in analysis.root.message
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        " ERR_PNPM_OUTDATED_LOCKFILE  Cannot install with \"frozen-lockfile\" because pnpm-lock.yaml is not",
+        "specifiers in the lockfile ({\"a\":\"1.0.0\"}) do not match specifiers in package.json",
+        "npm ERR! `npm ci` can only install packages when your package.json and package-lock.json"
+        " are in sync",
+        "error Your lockfile needs to be updated, but yarn was run with `--frozen-lockfile`.",
+    ],
+)
+def test_a_lockfile_out_of_step_with_the_declared_dependencies_is_a_dependency_problem(message: str):
+    assert classify(message) == "library_unavailable"
+
+
+def test_a_class_file_of_the_wrong_version_is_the_jdk_setup_not_the_code():
+    log = "\n".join(
+        [
+            "[ERROR] /w/app/src/main/java/a/Util.java:[18,24] cannot access javax.lang.model.SourceVersion",
+            "  bad class file: /modules/java.compiler/javax/lang/model/SourceVersion.class",
+            "    class file has wrong version 61.0, should be 53.0",
+            "[INFO] BUILD FAILURE",
+        ]
+    )
+    analysis = analyze_text(log)
+    assert analysis.category == "configuration"
+    assert (analysis.root.file, analysis.root.line) == ("/w/app/src/main/java/a/Util.java", 18)

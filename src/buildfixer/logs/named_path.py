@@ -22,7 +22,7 @@ _QUOTED = re.compile(
     r"(?P<q>['\"`‘“])(?P<path>(?:[A-Za-z]:)?[^'\"`’”\s<>|]*?\.(?:" + _EXTENSIONS + r"))(?:'|\"|`|’|”)"
 )
 _ABSOLUTE = re.compile(
-    r"(?<![\w.:/\\-])(?P<path>(?:[A-Za-z]:[\\/]|/)[^'\"`\s<>|:()]*\.(?:" + _EXTENSIONS + r"))(?![\w/\\])"
+    r"(?<![\w.:/\\>})\]-])(?P<path>(?:[A-Za-z]:[\\/]|/)[^'\"`\s<>|:()]*\.(?:" + _EXTENSIONS + r"))(?![\w/\\])"
 )
 # A place after the path: `:12`, `:12:5`, ` (12:5)`, `, line 12`; or, further on in the same
 # message, the `(12:5)` of a parser (`/abs/a.ts Unexpected token (7:14)`).

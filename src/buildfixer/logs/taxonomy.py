@@ -258,6 +258,10 @@ _LIBRARY = _rx(
     r"No matching distribution found",
     r"\bE404\b|\b404 Not Found\b|Not Found - 404|ERR_PNPM_FETCH_404|is not in (?:the|this) (?:npm )?registry",
     r"\bERESOLVE\b|unable to resolve dependency tree",
+    # The declared dependencies and the lockfile disagree, and a frozen install refuses to guess
+    # (pnpm's ERR_PNPM_OUTDATED_LOCKFILE, `npm ci`, yarn's --frozen-lockfile).
+    r"ERR_PNPM_OUTDATED_LOCKFILE|specifiers in the lockfile|lockfile needs to be updated",
+    r"package\.json and package-lock\.json (?:or npm-shrinkwrap\.json )?are (?:not )?in sync",
     r"Cannot find module '[^']+'(?: or its corresponding type declarations)?",
     r"Cannot find package '(?![./]|[A-Za-z]:[\\/])",  # node's ESM loader, bare specifiers
     # tsc: a `types` entry or `/// <reference types>` whose @types package is not installed.

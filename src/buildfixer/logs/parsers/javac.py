@@ -94,6 +94,11 @@ _CARET = re.compile(r"^\s*\^\s*$")
 # carrying in the message. One word and a colon, in any language; two letters at least, since
 # `D:` starts a Windows path (Maven's next `[ERROR] D:\x\A.java:[3,1] ...`), not a detail.
 _DETAIL = re.compile(r"^(?:\[ERROR\])?\s+([^\W\d_]{2,16}\s*:.*)$")
+# What `cannot access X` says below it: a class file of the wrong version means the JDK and the
+# compiler's setup disagree (configuration), which the header alone does not tell.
+_CLASS_FILE_DETAIL = re.compile(
+    r"^(?:\[ERROR\])?\s+((?:bad class file|class file (?:has wrong version|for )).*)$"
+)
 
 _MAX_DETAILS = 3
 _SPECIFICITY_LOCATED = 10
@@ -126,7 +131,7 @@ def _details(lines: list[str], start: int) -> tuple[list[str], int | None]:
             i = j + 1
             break
     while i < len(lines) and len(details) < _MAX_DETAILS + 2:
-        match = _DETAIL.match(lines[i])
+        match = _DETAIL.match(lines[i]) or _CLASS_FILE_DETAIL.match(lines[i])
         if not match:
             break
         detail = match.group(1)
