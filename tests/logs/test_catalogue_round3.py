@@ -86,6 +86,8 @@ def test_an_import_error_is_told_apart_by_the_traces_own_words(exc_type: str, me
         ("Directory '/usr/lib/jvm/java-17' does not exist", None),
         ("Could not find com.acme:core:1.0.", None),
         ("pnpm-lock.yaml is not up to date with <ROOT>/package.json", None),
+        ("Transform failed with 1 error: src/index.ts:1:17: ERROR: Unexpected", ("src/index.ts", 1)),
+        ("see https://example.org/docs/a.js:12 for details", None),
     ],
 )
 def test_a_path_named_in_prose(message: str, found):

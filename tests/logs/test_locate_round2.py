@@ -320,3 +320,14 @@ def test_a_missing_file_no_build_file_names_stays_the_location(tmp_path: Path) -
                          "src/data.json")]  # fmt: skip
     locate_in_project(errors, WorkspaceFiles(project))
     assert (errors[0].file, errors[0].line) == ("src/data.json", None)
+
+
+def test_a_java_level_kept_in_a_property_named_for_the_jdk_is_located(tmp_path: Path) -> None:
+    project = tmp_path / "lib"
+    project.mkdir()
+    pom = "<project>\n  <properties>\n    <version.jdk>25</version.jdk>\n  </properties>\n</project>\n"
+    (project / "pom.xml").write_text(pom)
+    message = "Fatal error compiling: error: invalid target release: 25"
+    errors = [BuildError(message, "configuration", "maven")]
+    locate_in_project(errors, WorkspaceFiles(project))
+    assert (errors[0].file, errors[0].line) == ("pom.xml", 3)

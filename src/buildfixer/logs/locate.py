@@ -83,8 +83,10 @@ _JAVA_LEVEL = re.compile(
     re.IGNORECASE,
 )
 _CLASS_FILE = re.compile(r"class file (?:major )?version (\d{2})")
+# (A property named for the JDK holds the level too: `<version.jdk>21</version.jdk>`, `jdkVersion = 21`.)
 _JAVA_LEVEL_LINE = re.compile(
     r"release|source|target|compatibility|JavaVersion|languageVersion|jvmTarget|java\.version"
+    r"|\bjdk(?:[._-]?version)?\b|jdkVersion"
 )
 # The interpreter is outside the project's Python range; the line that declares the range.
 _PYTHON_RANGE = re.compile(

@@ -24,6 +24,10 @@ _QUOTED = re.compile(
 _ABSOLUTE = re.compile(
     r"(?<![\w.:/\\>})\]-])(?P<path>(?:[A-Za-z]:[\\/]|/)[^'\"`\s<>|:()]*\.(?:" + _EXTENSIONS + r"))(?![\w/\\])"
 )
+# A relative path with its place, unquoted, that no parser read: `src/index.ts:1:17`.
+_RELATIVE_PLACED = re.compile(
+    r"(?<![\w./\\>})\]-])(?P<path>[\w.-]+(?:/[\w.-]+)*\.(?:" + _EXTENSIONS + r")):(?P<line>\d+)\b"
+)
 # A place after the path: `:12`, `:12:5`, ` (12:5)`, `, line 12`; or, further on in the same
 # message, the `(12:5)` of a parser (`/abs/a.ts Unexpected token (7:14)`).
 _PLACE_AFTER = re.compile(r"^(?::(?P<a>\d+)(?::\d+)?|\s*\((?P<b>\d+):\d+\)|[,:]? line (?P<c>\d+))")
@@ -42,6 +46,8 @@ def named_path(message: str) -> tuple[str, int | None] | None:
     """
     text = message[:_MAX_SEARCHED]
     found = _QUOTED.search(text) or _ABSOLUTE.search(text)
+    if not found and (placed := _RELATIVE_PLACED.search(text)) and "://" not in text[: placed.start()][-8:]:
+        return placed["path"], int(placed["line"])
     if not found or "://" in text[max(0, found.start("path") - 8) : found.start("path")]:
         return None
     rest = text[found.end() :] if found.re is _QUOTED else text[found.end("path") :]
