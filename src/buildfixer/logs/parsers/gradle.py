@@ -257,6 +257,11 @@ def _test_name(line: str) -> tuple[str | None, str] | None:
     return None, " > ".join(parts)
 
 
+# Lines the test JVM writes to stderr while Gradle prints a failure's trace (JDK 17+ warns about the
+# Security Manager Gradle 4 installs): interleaved with the trace, not its end.
+_INTERLEAVED = ("WARNING: ", "OpenJDK 64-Bit Server VM warning: ")
+
+
 def _test_error(lines: list[str], index: int, name: str | None, test: str) -> BuildError:
     """A failed test from the console summary, located at the test class's frame below it.
 
@@ -270,6 +275,8 @@ def _test_error(lines: list[str], index: int, name: str | None, test: str) -> Bu
     message += f": {detail}" if detail else ""
     report = []
     for probe in lines[index + 1 : index + 60]:
+        if probe.startswith(_INTERLEAVED):
+            continue  # the test JVM's stderr, printed in the middle of the trace
         if probe and not probe[:1].isspace():
             break  # the indented detail of this test has ended
         report.append(probe)
