@@ -16,6 +16,7 @@ import pytest
 from buildfixer.buildsys.options import BuildOptions
 from buildfixer.buildsys.project import stop_daemons
 from buildfixer.buildsys.sandbox import netns
+from support.processes import processes_with, wait_for
 
 pytestmark = pytest.mark.slow
 
@@ -95,9 +96,9 @@ def test_stop_daemons_ends_the_keeper_and_its_sandbox(project: Path, tmp_path: P
     cache = tmp_path / "cache"
     token = f"{uuid.uuid4().int % 10**6}"
     assert command(project, cache, f"setsid sleep 89{token} & echo started").returncode == 0
-    assert _processes_with(f"89{token}")
+    assert processes_with(f"89{token}")
     assert stop_daemons(project.resolve(), BuildOptions(cache_dir=cache)) >= 1
-    _wait_for(lambda: not _processes_with(f"89{token}") and not sessions(cache), 15)
+    wait_for(lambda: not processes_with(f"89{token}") and not sessions(cache), 15)
 
 
 def test_an_idle_keeper_ends_by_itself(project: Path, tmp_path: Path) -> None:
@@ -115,7 +116,7 @@ def test_an_idle_keeper_ends_by_itself(project: Path, tmp_path: Path) -> None:
     done = subprocess.run(argv, capture_output=True)
     assert done.stdout.strip() == b"True", done.stderr
     assert sessions(cache)
-    _wait_for(lambda: not sessions(cache), 15)
+    wait_for(lambda: not sessions(cache), 15)
 
 
 def test_an_interrupted_command_ends_its_step(project: Path, tmp_path: Path) -> None:
@@ -126,10 +127,10 @@ def test_an_interrupted_command_ends_its_step(project: Path, tmp_path: Path) -> 
         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
     )  # fmt: skip
     try:
-        _wait_for(lambda: bool(_processes_with(f"90{token}")), 60)
+        wait_for(lambda: bool(processes_with(f"90{token}")), 60)
         proc.kill()  # the command goes away mid-build (Ctrl-C, a killed CI step)
         proc.wait()
-        _wait_for(lambda: not _processes_with(f"90{token}"), 15)
+        wait_for(lambda: not processes_with(f"90{token}"), 15)
     finally:
         proc.kill()
 
@@ -144,25 +145,6 @@ def test_a_workspace_of_buildfixer_keeps_an_in_process_session(tmp_path: Path) -
         assert not sessions(cache)
     finally:
         stop_daemons(workspace.resolve(), BuildOptions(cache_dir=cache))
-
-
-def _processes_with(token: str) -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                if token.encode() in (entry / "cmdline").read_bytes():
-                    found.append(int(entry.name))
-            except OSError:
-                continue
-    return found
-
-
-def _wait_for(condition, seconds: float) -> None:
-    end = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < end, "timed out waiting"
-        time.sleep(0.2)
 
 
 def test_records_name_the_project(project: Path, tmp_path: Path) -> None:

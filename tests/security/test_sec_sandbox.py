@@ -9,7 +9,6 @@ import socket
 import subprocess
 import sys
 import threading
-import time
 import uuid
 from pathlib import Path
 
@@ -22,6 +21,7 @@ from buildfixer.buildsys.sandbox.backends import Bubblewrap, confinement_for
 from buildfixer.buildsys.sandbox.session import SandboxSession
 from buildfixer.tools.context import ToolContext
 from buildfixer.tools.shell import shell_tools
+from support.processes import processes_with, wait_for
 from support.tools import tool_context
 
 CANARY = "canary-" + uuid.uuid4().hex
@@ -162,7 +162,7 @@ def test_sandbox_processes_die_with_the_sandbox_even_detached(tmp_path: Path, ho
     result = run_in_sandbox(project, options, argv, env={"PATH": os.environ["PATH"]},
                             log_path=tmp_path / "log", timeout_s=60, owner=f"t-{token}")  # fmt: skip
     assert result.exit_code == 0 and "started" in (tmp_path / "log").read_text()
-    _wait_for(lambda: not _processes_with(f"86{token}"), 10)  # the namespace's teardown is asynchronous
+    wait_for(lambda: not processes_with(f"86{token}"), 10)  # the namespace's teardown is asynchronous
 
 
 def test_session_timeout_kills_detached_children(tmp_path: Path, home: Path) -> None:
@@ -176,7 +176,7 @@ def test_session_timeout_kills_detached_children(tmp_path: Path, home: Path) -> 
         result = run_steps([step], cwd=project, env={"PATH": os.environ["PATH"]}, log_path=tmp_path / "log",
                            timeout_s=3, owner=f"t-{token}", session=session)  # fmt: skip
         assert result.timed_out
-        _wait_for(lambda: not _processes_with(f"87{token}"), 10)
+        wait_for(lambda: not processes_with(f"87{token}"), 10)
         assert not session.alive()
     finally:
         session.close()
@@ -198,32 +198,13 @@ def test_killing_buildfixer_kills_its_sandboxes(tmp_path: Path, home: Path) -> N
     )
     proc = subprocess.Popen([sys.executable, "-c", script])
     try:
-        _wait_for(marker.exists, 120)
-        assert _processes_with(f"88{token}")
+        wait_for(marker.exists, 120)
+        assert processes_with(f"88{token}")
         proc.kill()  # kill -9: no cleanup code of ours runs
         proc.wait()
-        _wait_for(lambda: not _processes_with(f"88{token}"), 15)
+        wait_for(lambda: not processes_with(f"88{token}"), 15)
     finally:
         proc.kill()
-
-
-def _processes_with(token: str) -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                if token.encode() in (entry / "cmdline").read_bytes():
-                    found.append(int(entry.name))
-            except OSError:
-                continue
-    return found
-
-
-def _wait_for(condition, seconds: float) -> None:
-    end = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < end, "timed out waiting"
-        time.sleep(0.2)
 
 
 @pytest.mark.parametrize("target", ["home-ssh", "cache-trajectories", "relative-escape"])

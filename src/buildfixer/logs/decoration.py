@@ -109,7 +109,7 @@ def undecorate(body: str) -> str:
     """
     if "<" in body or "&" in body:
         body = _from_html(body)
-    if "m" in body and _BARE_RESET.search(body):
+    if "[" in body and _BARE_RESET.search(body):
         body = _BARE_SGR.sub("", body)
     if "section_" in body or "travis_" in body:
         body = _SECTION.sub("", body)

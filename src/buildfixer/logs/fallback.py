@@ -17,6 +17,7 @@ import re
 
 from buildfixer.core.build_result import BuildError
 from buildfixer.logs.phrases import Phrases
+from buildfixer.logs.rank import SUMMARY_MAX
 from buildfixer.logs.taxonomy import classify
 
 # Words that make a line worth classifying at all (case-insensitive; phrases, searched fast:
@@ -51,7 +52,6 @@ _MAX_MESSAGE = 600
 _MAX_CONTINUATION = 2
 _MAX_ERRORS = 10
 _MAX_CLASSIFIED = 500
-_SUMMARY_MAX = 2  # the specificity of a line that only says that something failed
 
 
 def _message(lines: list[str], index: int) -> str:
@@ -147,7 +147,7 @@ def name_what_it_saw(lines: list[str], root: BuildError) -> None:
     """
     message = root.message
     step = failed_step(lines)
-    if root.specificity <= _SUMMARY_MAX:
+    if root.specificity <= SUMMARY_MAX:
         seen = [
             e for e in scan(lines, None)
             if e.specificity > 1 and e.log_line != root.log_line and not (step and step in e.message)
