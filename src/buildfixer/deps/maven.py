@@ -96,11 +96,16 @@ def _maven_version(
 
 
 def _indent_unit(text: str) -> str:
-    """The indentation step of an XML file: the smallest indent of an element line."""
-    indents = {m.group(1) for m in re.finditer(r"\n([ \t]+)<", text)}
-    if any("\t" in i for i in indents):
+    """The indentation step of an XML file: tabs when most element lines use them, else the smallest indent.
+
+    A stray tab (one hand-edited line in a space-indented pom) does not make the file tab-indented.
+    """
+    indents = [m.group(1) for m in re.finditer(r"\n([ \t]+)<", text)]
+    tabbed = sum(i.startswith("\t") for i in indents)
+    if indents and tabbed * 2 > len(indents):
         return "\t"
-    return min(indents, key=len) if indents else "  "
+    spaces = [i for i in indents if not i.startswith("\t")]
+    return min(spaces, key=len) if spaces else "  "
 
 
 def add_pom_dependency(project: Path, pom: Path, name: str, version: str | None, test: bool) -> Edit:

@@ -13,7 +13,7 @@ import re
 import tempfile
 from pathlib import Path
 
-from buildfixer.agents.recipes.base import HistoryFolder
+from buildfixer.agents.recipes.base import HistoryFolder, raw_version
 from buildfixer.buildsys.index_pages import normalize_dist
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.deps import manage as deps
@@ -30,18 +30,24 @@ def _git(where: HistoryFolder, *args: str) -> str | None:
         return None
 
 
-def past_jvm_declaration(histories: list[HistoryFolder], names: list[str]) -> tuple[str, str] | None:
+def past_jvm_declaration(
+    histories: list[HistoryFolder], names: list[str], besides: str | None = None
+) -> tuple[str, str] | None:
     """(group:artifact, version) of the most recent commit that declared one of `names`, with a version.
 
     Each commit's build files are laid out in a scratch directory and read by the same parser as
     the project's (a version through a property or catalog resolves as it did then). The version
     is the highest that commit gave it anywhere, a managed one included: a declaration without a
     version used the managed one, so an older commit's explicit version is never reached past it.
+    When it came through a property defined outside the project's files (a parent POM's), the
+    version is the reference as that commit wrote it: `${version.junit}`.
 
     Args:
         histories: Where git history is searched (`Evidence.histories`: the workspace through its
             recorded git directory, the user's project).
         names: group:artifact candidates (the artifacts providing the missing package or module).
+        besides: A version to pass over (the broken one a newer commit asks for): older commits
+            are read for what the project wrote before it.
     """
     if not names:
         return None
@@ -62,9 +68,18 @@ def past_jvm_declaration(histories: list[HistoryFolder], names: list[str]) -> tu
                 with deps.confined_to(base):  # the scratch copy, not the project, is read here
                     for name in names:
                         decls = deps.find_declaration(base, name)
+                        if not any(not d.managed for d in decls):
+                            continue
+                        if besides is not None and any(d.version == besides for d in decls):
+                            continue
                         versions = [d.version for d in decls if d.version and "$" not in d.version]
-                        if versions and any(not d.managed for d in decls):
+                        if versions:
                             return name, max(versions, key=version_key)
+                        # Written through a property from outside the project's files (a parent
+                        # POM): that reference, never an older commit's literal.
+                        written = [raw for d in decls if (raw := raw_version(d)) and raw.startswith("${")]
+                        if written:
+                            return name, written[0]
     return None
 
 

@@ -16,15 +16,14 @@ from __future__ import annotations
 import re
 from itertools import islice
 from pathlib import Path
-from xml.sax.saxutils import unescape as xml_unescape
 
 from buildfixer.agents.recipes.base import Evidence, PlannedCall, Repair
 from buildfixer.agents.recipes.toolchains import android_sdk
 from buildfixer.core import confined
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.deps import manage as deps
-from buildfixer.deps import maven as deps_maven
 from buildfixer.deps.caches import maven_repositories
+from buildfixer.deps.maven_parents import inherited_properties, pom_properties
 
 # --- recipe 3: missing properties files ------------------------------------------------------
 
@@ -179,72 +178,11 @@ def _project_value(ev: Evidence, rel: str, poms: list[Path], key: str) -> tuple[
 _MAVEN_BUILTIN_NAMES = {
     "basedir", "revision", "sha1", "changelist", "line.separator", "file.separator", "path.separator",
 }  # fmt: skip
-_MAX_PARENTS = 8
 
 
 def is_maven_builtin(key: str) -> bool:
     """Whether Maven or the JVM defines `${key}` itself (`${project.version}`, `${user.name}`)."""
     return key in _MAVEN_BUILTIN_NAMES or key.startswith(_MAVEN_BUILTIN)
-
-
-def pom_properties(text: str, profiles: bool = True) -> dict[str, str]:
-    """A pom's <properties> (with its profiles' when `profiles`); the first definition of each wins."""
-    masked = deps_maven.mask_comments(text, *([] if profiles else [r"<profiles>.*?</profiles>"]))
-    found: dict[str, str] = {}
-    for block in re.finditer(r"<properties>(.*?)</properties>", masked, re.DOTALL):
-        inner = block.group(1)  # comments blanked: a commented-out property defines nothing
-        for entry in re.finditer(r"<([\w.-]+)\s*>([^<]*)</\1\s*>|<([\w.-]+)\s*/>", inner):
-            key, value = (entry.group(1), entry.group(2).strip()) if entry.group(1) else (entry.group(3), "")
-            found.setdefault(key, xml_unescape(value))
-    return found
-
-
-def _parent(ev: Evidence, pom: Path | None, text: str) -> tuple[Path | None, str] | None:
-    """A pom's <parent>: (its path in the project, its text), or (None, its text) from a local repository.
-
-    The project's copy is the one at <relativePath> (default ../pom.xml) when it is that parent;
-    else the local Maven repositories have it by its coordinates, read without following links out.
-    """
-    block = re.search(r"<parent>(.*?)</parent>", deps_maven.mask_comments(text), re.DOTALL)
-    if block is None:
-        return None
-    coords = [deps_maven.tag(block.group(1), t) for t in ("groupId", "artifactId", "version")]
-    group, artifact, version = (m.group(1) if m else "" for m in coords)
-    relative = re.search(r"<relativePath\s*/>|<relativePath>\s*([^<]*?)\s*</relativePath>", block.group(1))
-    where = "../pom.xml" if relative is None else relative.group(1) or ""
-    if pom is not None and where:
-        candidate = pom.parent / where
-        candidate = candidate if candidate.name.endswith(".xml") else candidate / "pom.xml"
-        parent_text = deps.read(candidate)  # "" when missing or leading out of the project
-        own = deps_maven.mask_comments(parent_text, r"<parent>.*?</parent>")
-        found = deps_maven.tag(own, "artifactId")
-        if parent_text and found is not None and found.group(1) == artifact:
-            return candidate, parent_text
-    if not all(re.fullmatch(r"[\w-]+(?:\.[\w-]+)*", part) for part in (group, artifact, version)):
-        return None  # unresolved (`${revision}`), absent, or no coordinate at all (`../..`)
-    rel = f"{group.replace('.', '/')}/{artifact}/{version}/{artifact}-{version}.pom"
-    for repo in maven_repositories(ev.options):
-        repo_text = confined.try_read_text(repo, rel)
-        if repo_text:
-            return None, repo_text
-    return None
-
-
-def _inherited(ev: Evidence, pom: Path) -> set[str]:
-    """The properties a pom has without any file: its own, its parents', their profiles' too.
-
-    Parents come from the project (<relativePath>) or a local repository.
-    """
-    defined: set[str] = set()
-    path: Path | None = pom
-    text = deps.read(pom)
-    for _level in range(_MAX_PARENTS):
-        defined |= set(pom_properties(text))
-        parent = _parent(ev, path, text)
-        if parent is None:
-            break
-        path, text = parent
-    return defined
 
 
 def _maven_keys(ev: Evidence, poms: list[Path]) -> tuple[list[str], list[str]]:
@@ -268,7 +206,7 @@ def _maven_keys(ev: Evidence, poms: list[Path]) -> tuple[list[str], list[str]]:
                     resource = confined.try_read_text(ev.project, rel, 256_000)
                     refs += re.findall(r"\$\{([\w.-]+)\}", resource) if resource is not None else []
         refs = [r for r in refs if not is_maven_builtin(r)]
-        defined = _inherited(ev, pom) if refs else set()
+        defined = set(inherited_properties(pom, maven_repositories(ev.options))) if refs else set()
         needed += [r for r in refs if r not in defined]
         covered += [r for r in refs if r in defined]
     needed = list(dict.fromkeys(needed))

@@ -5,7 +5,8 @@
 A dependency the project declared before (git history) comes back as that artifact, at the
 version the project's other build files use, else its Gradle lockfile's, else the newest its
 history declared, never lower than any of these; one that a planned artifact already brings
-transitively is not added.
+transitively is not added. In Maven, one a parent POM (or a BOM it imports) manages is declared
+without a version, and one the history wrote through a parent's property comes back through it.
 """
 
 from __future__ import annotations
@@ -19,7 +20,9 @@ from buildfixer.agents.recipes.base import Evidence, Repair, error_path, raw_ver
 from buildfixer.agents.recipes.history import locked_gradle_version, past_jvm_declaration
 from buildfixer.core.file_kinds import is_test
 from buildfixer.deps import manage as deps
+from buildfixer.deps.caches import maven_repositories
 from buildfixer.deps.jars import pom_dependencies
+from buildfixer.deps.maven_parents import inherited_properties, managed_version, resolve
 from buildfixer.deps.package_index import (
     Artifact,
     artifact_for_module,
@@ -171,6 +174,10 @@ def _jvm_version(
     """
     if ev.system == "maven" and any(d.managed and d.kind == "maven" for d in decls):
         return None, "its version is managed"
+    pom = ev.project / module / "pom.xml"
+    repositories = maven_repositories(ev.options) if ev.system == "maven" else []
+    if ev.system == "maven" and managed_version(pom, repositories, name) is not None:
+        return None, "its version is managed by a parent POM"
     if any(
         d.version is None and raw_version(d) is None and not d.managed and d.kind in ("maven", "gradle")
         for d in decls
@@ -180,7 +187,12 @@ def _jvm_version(
     sources = [found] if (found := _declared_version(ev, module, decls)) else []
     if (locked := locked_gradle_version(ev.project, name)) is not None:
         sources.append((locked, locked, "as the Gradle lockfile has it"))
-    if past is not None:
+    if past is not None and past.startswith("${") and ev.system == "maven":
+        # Written through a property a parent defines: the same reference, when it still resolves.
+        value = resolve(past, inherited_properties(pom, repositories))
+        if value is not None:
+            sources.append((value, past, f"as the project's git history wrote it ({past} = {value})"))
+    elif past is not None and "$" not in past:
         sources.append((past, past, "the newest version the project's git history declared"))
     if sources:
         highest = max(sources, key=lambda s: version_key(s[0]))
@@ -220,7 +232,7 @@ class _Need:
     test: bool
     candidates: list[Artifact]
     chosen: Artifact | None
-    past: str | None = None  # the newest version git history declared it at
+    past: str | None = None  # the newest version git history declared it at, as written there
 
 
 def _needs(ev: Evidence) -> list[_Need]:
@@ -262,7 +274,7 @@ def _from_history(ev: Evidence, need: _Need) -> None:
     name, version = past
     group, _, artifact = name.partition(":")
     same = [a for a in need.candidates if (a.group, a.artifact) == (group, artifact)]
-    need.chosen = next((a for a in same if a.version == version), same[0])
+    need.chosen = next((a for a in same if a.version == version), same[0])  # `${v}`, "": any of them
     need.past = version
 
 

@@ -11,8 +11,11 @@ import re
 from pathlib import Path
 
 from buildfixer.agents.recipes.base import JVM, Evidence, Repair, edit_calls, raw_version
+from buildfixer.agents.recipes.history import past_jvm_declaration
 from buildfixer.buildsys.index_pages import normalize_dist
 from buildfixer.deps import manage as deps
+from buildfixer.deps.caches import maven_repositories
+from buildfixer.deps.maven_parents import inherited_properties, resolve
 from buildfixer.deps.registry import available_versions
 from buildfixer.deps.versions import nearest_version
 
@@ -143,6 +146,22 @@ def _sharing(ev: Evidence, decl: deps.Declaration, name: str) -> list[str]:
     ]
 
 
+def _as_written_before(ev: Evidence, decl: deps.Declaration, name: str, requested: str, chosen: str) -> str:
+    """`chosen`, or the parent POM's property the project wrote it through before, when that gives it.
+
+    `${version.junit}` broken into `4.99.1` comes back as `${version.junit}` (4.13.2 from the
+    parent) rather than as the literal: a later parent upgrade still applies.
+    """
+    if raw_version(decl) != requested or decl.version_file != decl.file:
+        return chosen  # the broken version is not written in the declaration itself
+    past = past_jvm_declaration(ev.histories(), [name], besides=requested)
+    if past is None or not past[1].startswith("${"):
+        return chosen
+    pom = ev.project / decl.file
+    value = resolve(past[1], inherited_properties(pom, maven_repositories(ev.options)))
+    return past[1] if value == chosen else chosen
+
+
 def _version_plan(
     ev: Evidence, system: str, name: str, registry_name: str, requested: str
 ) -> tuple[str, list[deps.Edit]] | None:
@@ -168,8 +187,10 @@ def _version_plan(
         chosen = locked
     if chosen is None:
         return None
-    edits = deps.set_version(ev.project, name, chosen, only_version=requested)
-    return (chosen, edits) if edits else None
+    written = _as_written_before(ev, declared[0], name, requested, chosen) if system == "maven" else chosen
+    edits = deps.set_version(ev.project, name, written, only_version=requested)
+    shown = chosen if written == chosen else f"{written} = {chosen}"
+    return (shown, edits) if edits else None
 
 
 def missing_version(ev: Evidence) -> Repair | None:
