@@ -12,16 +12,19 @@ import re
 import shutil
 import zipfile
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from recipe_support import apply_repair, failed, offline, write
 
+from buildfixer.agents.recipes.agent import RecipesAgent
 from buildfixer.agents.recipes.base import Repair
 from buildfixer.agents.recipes.diagnose import diagnose
 from buildfixer.buildsys.analyzed import build_and_analyze
 from buildfixer.buildsys.options import BuildOptions
 from buildfixer.buildsys.project import stop_daemons
 from buildfixer.core.build_result import BuildError
+from buildfixer.core.stops import StopKind
 from buildfixer.deps.jars import automatic_name, module_name
 from support.git import Repo
 
@@ -507,3 +510,21 @@ def test_jvm_restored_from_history_in_a_unit_setting(tmp_path: Path, monkeypatch
     apply_repair(project, repair, options)
     pom = (project / "pom.xml").read_text()
     assert JACKSON.format(version="2.9.8") in pom and pom.count("<dependency>") == 1, (repair.summary, pom)
+
+
+def test_a_decline_names_files_as_the_users_not_by_the_workspace_path(tmp_path: Path) -> None:
+    workspace = tmp_path / "ws-17594-1njv6j26"
+    write(workspace, {"build.gradle": "dependencies {\n"})
+    message = f"Could not compile build file '{workspace}/build.gradle'. > startup failed"
+    result = failed(
+        workspace, "gradle", message, [BuildError(message, "configuration", "gradle", None, None)]
+    )
+    result.category = "configuration"
+    ctx = SimpleNamespace(root=workspace, options=offline(tmp_path), ledger=None)
+    context = SimpleNamespace(
+        initial=result, ctx=ctx, trajectory=SimpleNamespace(meta={}), all_tools=lambda: {}
+    )
+    stop = RecipesAgent().run(context)  # type: ignore[arg-type]
+    assert stop.kind is StopKind.DECLINED
+    expected = "configuration: Could not compile build file 'build.gradle'. > startup failed"
+    assert stop.detail == f"declined: no recipe for this failure ({expected})", stop.detail

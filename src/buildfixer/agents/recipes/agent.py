@@ -16,6 +16,7 @@ from buildfixer.agents.calls import execute_call
 from buildfixer.agents.recipes import RECIPES
 from buildfixer.agents.recipes.diagnose import diagnose
 from buildfixer.agents.trajectory import Step
+from buildfixer.core.shareable import shareable_text
 from buildfixer.core.stops import Stop, StopKind
 
 # A repair can reveal the next failure (a missing dependency behind a JDK switch); a few rounds
@@ -42,11 +43,14 @@ class RecipesAgent:
             git_dir = context.ctx.ledger.git_dir if context.ctx.ledger is not None else None
             repair = diagnose(context.ctx.root, result, context.ctx.options, origin=origin, git_dir=git_dir)
             if repair is None:
+                # The workspace is buildfixer's: its paths are shown relative, as the user's project.
                 top = result.errors[0].message.splitlines()[0][:160] if result.errors else result.status
-                detail = f"no recipe for this failure ({result.category}: {top})"
+                detail = f"{result.category}: {shareable_text(top, context.ctx.root)}"
                 if not applied:
-                    return Stop(StopKind.DECLINED, f"declined: {detail}")
-                return _stopped(detail)
+                    return Stop(StopKind.DECLINED, f"declined: no recipe for this failure ({detail})")
+                # Not the user's failure: the one the recipes' changes led to (nothing is kept).
+                done = ", ".join(dict.fromkeys(applied))
+                return _stopped(f"after {done} the build fails another way, with no recipe for it ({detail})")
             planned = [(call.tool, json.dumps(call.arguments, sort_keys=True)) for call in repair.calls]
             if planned in tried:
                 return _stopped(f"recipe {repair.recipe} did not fix the failure it targets")
