@@ -113,6 +113,28 @@ def test_npm_install_scripts_and_placeholder_test(tmp_path: Path) -> None:
     assert plan.env["npm_config_cache"] == str(tmp_path / "cache" / "npm")  # no ~/.npm/_logs
 
 
+@pytest.mark.parametrize(
+    ("scripts", "expected"),
+    [
+        ({"build": "tsdown", "typecheck": "tsc --noEmit", "test": "jest"}, "typecheck"),
+        ({"build": "vite build", "type-check": "vue-tsc --noEmit"}, "type-check"),
+        ({"build": "tsc", "typecheck": "tsc --noEmit"}, None),  # the build checks types itself
+        ({"build": "tsc -p . --noEmit && vite build", "typecheck": "tsc --noEmit"}, None),
+        ({"build": "vite build", "typecheck": "tsc", "test": "npm run typecheck && vitest"}, None),
+        ({"build": "esbuild src/index.ts", "lint": "eslint ."}, None),  # a linter is not the build
+    ],
+)
+def test_npm_type_check_runs_when_build_and_test_do_not(
+    tmp_path: Path, scripts: dict[str, str], expected: str | None
+) -> None:
+    assert npm.type_check_script(scripts) == expected
+    project = tmp_path / "n"
+    project.mkdir()
+    (project / "package.json").write_text(json.dumps({"name": "n", "scripts": scripts}))
+    runs = [s.argv[2] for s in npm.plan(project, options(tmp_path), None).steps if s.argv[1] == "run"]
+    assert runs == ["build"] + ([expected] if expected else [])
+
+
 def test_python_installs_test_extra_and_runs_pytest(tmp_path: Path) -> None:
     project = tmp_path / "py"
     (project / "tests").mkdir(parents=True)

@@ -1,4 +1,4 @@
-"""npm builds: install (`npm ci` with a lockfile), then the `build` and `test` scripts."""
+"""npm builds: install (`npm ci` with a lockfile), then the `build`, type-check and `test` scripts."""
 
 from __future__ import annotations
 
@@ -25,11 +25,29 @@ _LOCKFILES = ["package-lock.json", "npm-shrinkwrap.json"]
 _OTHER_LOCKFILES = {"pnpm-lock.yaml": "pnpm", "yarn.lock": "yarn"}
 # `npm init` writes this test script; it always fails and means "no tests".
 _PLACEHOLDER_TEST = "no test specified"
+# Scripts that only type-check (`tsc --noEmit`), by the names projects give them.
+_TYPE_CHECKS = ("typecheck", "type-check", "check-types", "types:check", "check:types", "typecheck:all", "tsc")
 
 
 def detect(project: Path) -> bool:
     """An npm project has package.json at its root."""
     return (project / "package.json").is_file()
+
+
+def type_check_script(available: dict[str, str]) -> str | None:
+    """The project's type-check script, when neither its build nor its test runs the type checker.
+
+    Bundlers (esbuild, tsdown, Vite, swc) and ts-jest in isolated mode strip types without checking
+    them: a project whose `build` is one of those keeps `tsc --noEmit` in a script of its own, and a
+    type error passes `build` and `test` unseen.
+    """
+    found = next((name for name in _TYPE_CHECKS if name in available), None)
+    if found is None:
+        return None
+    others = " ".join(available.get(name, "") for name in ("build", "test", "prebuild", "pretest"))
+    if found in others or re.search(r"(?<![\w-])(?:vue-)?tsc(?![\w-])", others):
+        return None  # already run, or the build or test runs tsc itself
+    return found
 
 
 def scripts(project: Path) -> dict[str, str]:
@@ -125,6 +143,8 @@ def plan(project: Path, options: BuildOptions, jdk: Jdk | None) -> Plan:
         available = scripts(project)
         if "build" in available:
             steps.append(BuildStep([*run, "run", "build"]))
+        if (check := type_check_script(available)) is not None:
+            steps.append(BuildStep([*run, "run", check]))
         test = available.get("test", "")
         if test and _PLACEHOLDER_TEST not in test:
             steps.append(BuildStep([*run, "test"]))
