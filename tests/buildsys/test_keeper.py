@@ -5,6 +5,7 @@ Each "command" here is a separate Python process, as `buildfixer build` run twic
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -72,6 +73,20 @@ def test_a_second_command_runs_in_the_sandbox_the_first_one_left(project: Path, 
     assert token in second.stdout
     assert f"\n{os.getuid()}\n" not in second.stdout  # still the sandbox's unprivileged user, not ours
     assert sessions(cache) == keeper  # the same keeper, not a new one in its place
+
+
+def test_a_folder_made_again_at_the_same_path_gets_a_new_sandbox(project: Path, tmp_path: Path) -> None:
+    # A user deletes the clone and clones again: the old sandbox's mount is of the deleted folder.
+    cache = tmp_path / "cache"
+    (project / "marker").write_text("old\n")
+    assert command(project, cache, "cat marker").stdout.endswith("old\n\n")
+    shutil.rmtree(project)
+    project.mkdir()
+    (project / "marker").write_text("new\n")
+    again = command(project, cache, "cat marker")
+    assert again.returncode == 0 and again.stdout.startswith("KeptSession 0"), again.stdout + again.stderr
+    assert again.stdout.endswith("new\n\n"), again.stdout
+    assert len(sessions(cache)) == 1  # the old keeper was stopped, not left beside the new one
 
 
 def test_the_socket_is_ours_alone(project: Path, tmp_path: Path) -> None:

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from buildfixer.buildsys.options import BuildOptions
 from buildfixer.buildsys.analyzed import build_and_analyze
+from buildfixer.buildsys.options import BuildOptions
 from buildfixer.examples import materialize_base
 
 TRANSPILE_ONLY = """import ts from "typescript";

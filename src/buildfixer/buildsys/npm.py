@@ -26,7 +26,7 @@ _OTHER_LOCKFILES = {"pnpm-lock.yaml": "pnpm", "yarn.lock": "yarn"}
 # `npm init` writes this test script; it always fails and means "no tests".
 _PLACEHOLDER_TEST = "no test specified"
 # Scripts that only type-check (`tsc --noEmit`), by the names projects give them.
-_TYPE_CHECKS = ("typecheck", "type-check", "check-types", "types:check", "check:types", "typecheck:all", "tsc")
+_TYPE_CHECKS = ("typecheck", "type-check", "check-types", "types:check", "check:types", "tsc")
 
 
 def detect(project: Path) -> bool:

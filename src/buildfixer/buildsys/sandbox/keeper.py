@@ -99,7 +99,18 @@ def _confinement(described: dict[str, Any]) -> Confinement:
 
 
 def _key(project: Path, confinement: Confinement) -> str:
-    return hashlib.sha256(json.dumps([str(project), _described(confinement)]).encode()).hexdigest()[:24]
+    """The keeper's name: of the project folder and the confinement.
+
+    That very folder: one deleted and made again at the same path is another, which a sandbox
+    holding the old one's mount would not see.
+    """
+    try:
+        folder = os.stat(project)
+        identity = [folder.st_dev, folder.st_ino]
+    except OSError:
+        identity = []
+    described = json.dumps([str(project), identity, _described(confinement)])
+    return hashlib.sha256(described.encode()).hexdigest()[:24]
 
 
 class KeptSession:
