@@ -127,6 +127,39 @@ def test_python_dependency_takes_the_lockfile_version(tmp_path: Path) -> None:
     assert 'dependencies = ["PyYAML==6.0.1"]' in (tmp_path / "pyproject.toml").read_text()
 
 
+GROUPS = """[project]
+name = "scopedemo"
+version = "1.0"
+dependencies = []
+
+[dependency-groups]
+tests = [
+    "pytest",{extra}
+]
+"""
+
+
+def test_python_module_no_cache_knows_comes_back_as_history_declared_it(tmp_path: Path) -> None:
+    # freezegun, never installed here, dropped from a PEP 735 group: the history names it.
+    repo = Repo(tmp_path)
+    files = {"scopedemo/__init__.py": "", "tests/test_timed.py": "import freezegun\n"}
+    repo.commit("with freezegun", {**files, "pyproject.toml": GROUPS.format(extra='\n    "freezegun>=1.2",')})
+    repo.commit("dropped", {"pyproject.toml": GROUPS.format(extra="")})
+    errors = [BuildError("ModuleNotFoundError: No module named 'freezegun'", "library_unavailable", "pytest",
+                         "tests/test_timed.py", 1)]  # fmt: skip
+    elsewhere = tmp_path / "elsewhere"  # the build log and the caches: out of the project
+    elsewhere.mkdir()
+    options = offline(elsewhere)
+    repair = diagnose(tmp_path, failed(elsewhere, "python", "x", errors), options, origin=tmp_path)
+    assert repair is not None and "git history" in repair.summary, repair
+    apply_repair(tmp_path, repair, options)
+    assert '"pytest",\n    "freezegun>=1.2",\n]' in (tmp_path / "pyproject.toml").read_text()
+    # Without that history, a module no cache knows is no distribution's name we may guess.
+    Repo(tmp_path / "fresh").commit("only", {**files, "pyproject.toml": GROUPS.format(extra="")})
+    fresh = tmp_path / "fresh"
+    assert diagnose(fresh, failed(elsewhere, "python", "x", errors), options, origin=fresh) is None
+
+
 def _npm_cached(options: BuildOptions, *packages: str) -> None:
     index = options.cache_dir / "npm" / "_cacache" / "index-v5" / "ab"
     index.mkdir(parents=True, exist_ok=True)

@@ -49,8 +49,8 @@ class RecipesAgent:
                 if not applied:
                     return Stop(StopKind.DECLINED, f"declined: no recipe for this failure ({detail})")
                 # Not the user's failure: the one the recipes' changes led to (nothing is kept).
-                done = ", ".join(dict.fromkeys(applied))
-                return _stopped(f"after {done} the build fails another way, with no recipe for it ({detail})")
+                used = ", ".join(dict.fromkeys(applied))
+                return _stopped(f"after {used} the build fails another way, with no recipe for it ({detail})")
             planned = [(call.tool, json.dumps(call.arguments, sort_keys=True)) for call in repair.calls]
             if planned in tried:
                 return _stopped(f"recipe {repair.recipe} did not fix the failure it targets")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 from buildfixer.agents.recipes.base import HistoryFolder, raw_version
@@ -20,6 +21,7 @@ from buildfixer.deps import manage as deps
 from buildfixer.deps.versions import version_key
 
 _JVM_HISTORY = ("pom.xml", "build.gradle", "build.gradle.kts", "gradle.properties", "libs.versions.toml")
+_PYTHON_HISTORY = ("pyproject.toml", "setup.cfg", "setup.py", "requirements.txt", ".in")
 _MAX_COMMITS = 40  # commits touching build files, newest first: enough to reach a recent removal
 
 
@@ -28,6 +30,49 @@ def _git(where: HistoryFolder, *args: str) -> str | None:
         return where.git(*args, timeout=30)
     except BuildfixerError:
         return None
+
+
+def _past_build_files(histories: list[HistoryFolder], suffixes: tuple[str, ...]) -> Iterator[Path]:
+    """Each recent commit's build files laid out in a scratch directory, newest first.
+
+    Inside the loop `deps.read` is confined to that directory: the scratch copy, not the project,
+    is what the parsers read.
+    """
+    for where in histories:
+        log = _git(where, "log", f"-n{_MAX_COMMITS}", "--format=%H", "--", *(f"*{f}" for f in suffixes))
+        for commit in (log or "").split():
+            listing = _git(where, "ls-tree", "-r", "--name-only", commit) or ""
+            files = [f for f in listing.splitlines() if f.rsplit("/", 1)[-1].endswith(suffixes)]
+            if not files:
+                continue
+            with tempfile.TemporaryDirectory(prefix="buildfixer-history-") as scratch:
+                base = Path(scratch)
+                for file in files:
+                    text = _git(where, "show", f"{commit}:{file}")
+                    if text is not None:
+                        (base / file).parent.mkdir(parents=True, exist_ok=True)
+                        (base / file).write_text(text, encoding="utf-8")
+                with deps.confined_to(base):
+                    yield base
+
+
+def past_python_declaration(
+    histories: list[HistoryFolder], names: list[str]
+) -> tuple[str, str | None] | None:
+    """(name as written, its version specifier) of the most recent commit declaring one of `names`.
+
+    A test group's `freezegun` dropped from pyproject.toml: its module's name is the
+    distribution's, which no cache may have (never installed here), but the history declares it.
+    The specifier (`>=1.0`) is as written, markers and extras aside; None when there was none.
+    """
+    for base in _past_build_files(histories, _PYTHON_HISTORY):
+        for name in names:
+            for decl in deps.find_declaration(base, name):
+                written = re.match(r"\s*([A-Za-z0-9][\w.-]*)(?:\[[^\]]*\])?\s*([^;]*)", decl.text)
+                if decl.kind in ("python", "poetry") and written:
+                    spec = written.group(2).strip().strip("\"'")
+                    return written.group(1), spec if spec[:1] in ("=", "<", ">", "~", "!") else None
+    return None
 
 
 def past_jvm_declaration(
@@ -51,35 +96,21 @@ def past_jvm_declaration(
     """
     if not names:
         return None
-    for where in histories:
-        log = _git(where, "log", f"-n{_MAX_COMMITS}", "--format=%H", "--", *(f"*{f}" for f in _JVM_HISTORY))
-        for commit in (log or "").split():
-            listing = _git(where, "ls-tree", "-r", "--name-only", commit) or ""
-            files = [f for f in listing.splitlines() if f.rsplit("/", 1)[-1].endswith(_JVM_HISTORY)]
-            if not files:
+    for base in _past_build_files(histories, _JVM_HISTORY):
+        for name in names:
+            decls = deps.find_declaration(base, name)
+            if not any(not d.managed for d in decls):
                 continue
-            with tempfile.TemporaryDirectory(prefix="buildfixer-history-") as scratch:
-                base = Path(scratch)
-                for file in files:
-                    text = _git(where, "show", f"{commit}:{file}")
-                    if text is not None:
-                        (base / file).parent.mkdir(parents=True, exist_ok=True)
-                        (base / file).write_text(text, encoding="utf-8")
-                with deps.confined_to(base):  # the scratch copy, not the project, is read here
-                    for name in names:
-                        decls = deps.find_declaration(base, name)
-                        if not any(not d.managed for d in decls):
-                            continue
-                        if besides is not None and any(d.version == besides for d in decls):
-                            continue
-                        versions = [d.version for d in decls if d.version and "$" not in d.version]
-                        if versions:
-                            return name, max(versions, key=version_key)
-                        # Written through a property from outside the project's files (a parent
-                        # POM): that reference, never an older commit's literal.
-                        written = [raw for d in decls if (raw := raw_version(d)) and raw.startswith("${")]
-                        if written:
-                            return name, written[0]
+            if besides is not None and any(d.version == besides for d in decls):
+                continue
+            versions = [d.version for d in decls if d.version and "$" not in d.version]
+            if versions:
+                return name, max(versions, key=version_key)
+            # Written through a property from outside the project's files (a parent POM): that
+            # reference, never an older commit's literal.
+            written = [raw for d in decls if (raw := raw_version(d)) and raw.startswith("${")]
+            if written:
+                return name, written[0]
     return None
 
 

@@ -3,8 +3,10 @@
 The distribution is the one a local cache has for the module (`deps.package_index`: site-packages,
 build venvs, the pip cache), else a known alias (yaml -> PyYAML); the standard library, build
 tools and the project's own modules are no missing dependency. It goes where its users are:
-used only by tests, the project's test group; else the runtime dependencies; pinned to the
-version the project's lockfile used, when it has one.
+used only by tests, the project's test group (an extra, a PEP 735 group, Poetry's); else the
+runtime dependencies; pinned to the version the project's lockfile used, when it has one. A
+module no cache knows is the distribution of its name only when the project's git history
+declared that distribution (never a guess from an index: `jwt` is not PyJWT).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import sys
 from pathlib import Path
 
 from buildfixer.agents.recipes.base import Evidence, Repair, project_file, undeclared_repair
-from buildfixer.agents.recipes.history import locked_python_version
+from buildfixer.agents.recipes.history import locked_python_version, past_python_declaration
 from buildfixer.agents.recipes.scope import only_tests_use, python_importers
 from buildfixer.deps import manage as deps
 from buildfixer.deps.package_index import distribution_for_module
@@ -63,16 +65,21 @@ def python_dependency(ev: Evidence) -> Repair | None:
             seen.add(top)
             dist = distribution_for_module(module, ev.options)
             dist = dist or _PY_ALIASES.get(".".join(module.split(".")[:2])) or _PY_ALIASES.get(top)
+            # Never installed here: the distribution of the module's name the project declared before.
+            past = past_python_declaration(ev.histories(), [dist or top])
+            dist = dist or (past[0] if past else None)
             if dist is None or deps.find_declaration(ev.project, dist):
                 continue
             test = only_tests_use(python_importers(ev.project, module), project_file(ev, error.file))
             version = locked_python_version(ev.project, dist)
-            # Pinned: the lockfile's is the version the project ran with.
-            edit = deps.add_dependency(ev.project, "python", dist, f"=={version}" if version else None, test)
+            # Pinned: the lockfile's is the version the project ran with; else as history wrote it.
+            spec = f"=={version}" if version else past[1] if past else None
+            edit = deps.add_dependency(ev.project, "python", dist, spec, test)
             if edit is None or not stage.add([edit]):
                 continue
             scope = "only tests import it" if test else "the code imports it"
             pinned = f", at {version} as the lockfile has it" if version else ""
+            pinned += ", as the project's git history declared it" if past and not version else ""
             notes.append(
                 f"`import {module}` needs the distribution {dist}, which is not declared ({scope}): "
                 f"add it to {edit.file}{pinned}"
