@@ -100,6 +100,18 @@ def test_ordinary_lines_are_not_joined():
         assert len(clean_log(text).lines) == 2, text
 
 
+def test_a_compilers_source_echo_is_not_the_end_of_a_cut_word():
+    # javac prints the source line below a long error row that ends in a letter ("does not exist").
+    path = "/work/scratch/protocol31/hamcrest/hamcrest-core/src/test/java/org/hamcrest/BaseMatcherTest.java"
+    for echo in ("import org.junit.Test;", "import static org.junit.Assert.assertEquals;", "new Foo() {"):
+        text = f"{path}:3: error: package org.junit does not exist\n{echo}\n                ^\n"
+        (error,) = [e for e in javac.parse(clean_log(text).lines) if e.line == 3]
+        assert error.message == "package org.junit does not exist", echo
+    # A row cut inside a word is still joined.
+    cut = "ERROR:/a/res/values/values.xml:105:5-114:25: AAPT: error: resource android:attr/" + "x" * 30
+    assert len(clean_log(f"{cut}\nce android:attr/lStar not found.\n").lines[0]) > len(cut)
+
+
 def test_unwrap_is_linear_on_long_rows():
     body = "\n" + ("a." * 200_000 + "\n") * 20
     start = time.perf_counter()

@@ -17,7 +17,8 @@ that merely happen to be as long as the width are left alone.
 A second kind of cut: a pasted error row broken inside a word by the window it was copied from,
 with no width to recognise (`...values.xml:105:5-114:25: AAPT: error: resour` + `ce android:attr/lStar
 not found.`). Such a row is joined only when the row above is a long error row ending in a letter and
-this one starts in column 0 with a lower-case fragment that is not a word a tool starts its lines with.
+this one starts in column 0 with a lower-case fragment that is not a word a tool starts its lines with,
+nor the source line a compiler echoes below its error (`import org.junit.Test;`).
 
 Cost: one regex pass over the text finds the rows that could continue a path (most logs have
 none); only then are row lengths looked at.
@@ -47,6 +48,11 @@ _FRAGMENT = re.compile(r"\n(?=[a-z]{1,15} )")
 # Words tools start their own lines with, never the rest of a cut word.
 _TOOL_WORD = re.compile(
     r"(?:npm|yarn|pnpm|at|error|warning|warn|note|hint|info|debug|make|ninja|cmake|gradle|e|w|i|ok|not|from)\b"
+)
+# The source line a compiler echoes below its error row (`import org.junit.Test;`), never a cut word's end.
+_SOURCE_ECHO = re.compile(
+    r"(?:import|package|static|public|private|protected|return|class|interface|new|val|var|fun|def)\b"
+    r"|[^\n]*[;{}]\s*$"
 )
 _CUT_ROW_MIN = 100
 
@@ -130,6 +136,8 @@ def _join_cut_words(body: str, dropped: str) -> str:
             continue
         end = body.find("\n", hit + 1)
         end = len(body) if end < 0 else end
+        if _SOURCE_ECHO.match(body[hit + 1 : end]):
+            continue
         parts += [body[done:hit], body[hit + 1 : end], "\n" + dropped]
         done = end
     if not parts:
