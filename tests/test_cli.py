@@ -171,3 +171,34 @@ def test_toolsets_lists_per_build_system_and_says_where_the_others_apply() -> No
     assert "run_python_command" in gradlefixer and "change_java_version" not in gradlefixer
     assert "change_java_version" in maven.stdout.split("Offered only where they apply")[0]
     assert "change_java_version      Gradle and Maven projects" in python.stdout
+
+
+# ---- hints after a failure ------------------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_a_failure_hints_at_an_installed_jdk_and_at_the_projects_other_build(tmp_path: Path) -> None:
+    from buildfixer.buildsys.jdk import discover_jdks
+    from buildfixer.examples import materialize_base
+
+    project = materialize_base("maven-app", tmp_path / "project")
+    pom = project / "pom.xml"
+    pom.write_text(pom.read_text().replace("<maven.compiler.release>17<", "<maven.compiler.release>25<"))
+    newest = max(j.version for j in discover_jdks())
+    built = run_cli("build", str(project), "--jdk", "17", "--json")
+    assert built.returncode == 1, built.stderr
+    assert "hint" not in json.loads(built.stdout)["environment"]  # --jdk was given: no hint to give it
+    default = run_cli("build", str(project))
+    if newest >= 25:
+        assert "hint: the failure asks for JDK 25, which is installed: retry with --jdk 25" in default.stdout
+    else:
+        assert "hint:" not in default.stdout
+    # A broken pom beside a package.json that builds: the other build is named.
+    pom.write_text("<project><modelVersion>4.0.0</modelVersion>\n")
+    (project / "package.json").write_text(json.dumps({"name": "x", "version": "1.0.0", "scripts": {}}))
+    broken = run_cli("build", str(project), "--json")
+    assert broken.returncode == 1, broken.stderr
+    hint = json.loads(broken.stdout)["environment"]["hint"]
+    assert hint == "the project has another build (npm): try --system npm"
+    chosen = run_cli("build", str(project), "--system", "maven", "--json")
+    assert "hint" not in json.loads(chosen.stdout)["environment"]  # the user chose that build

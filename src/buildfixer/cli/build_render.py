@@ -54,6 +54,9 @@ def print_build_result(result: BuildResult) -> None:
     elif not result.ok:
         out.print("no error could be read from the log; see the full log")
     out.print(f"[dim]log: {shown(result.log_path)}[/]")
+    if result.environment.get("hint"):
+        for hint in str(result.environment["hint"]).split("; "):
+            out.print(f"[cyan]hint:[/] {shown(hint)}")
 
 
 def print_analysis(analysis: Analysis) -> None:

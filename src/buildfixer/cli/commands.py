@@ -83,6 +83,11 @@ def build_command(
         if workspace is not None:  # the snapshot was ours: leave nothing running or on disk
             stop_daemons(path, options)
             workspace.remove()
+    if not result.ok and result.status != "error":
+        from buildfixer.cli.build_hints import build_hints
+
+        if hints := build_hints(result, path, options, system):
+            result.environment["hint"] = "; ".join(hints)
     if as_json:
         print_json({**result.to_dict(), "sandbox": options.sandbox})
     else:
