@@ -18,6 +18,7 @@ from buildfixer.harness.attempt import AttemptConfig, run_attempt
 from buildfixer.triage import Triage
 from buildfixer.workspace.workspace import Workspace
 from support.git import Repo
+from support.model import replace, scripted
 
 CLI = [sys.executable, "-m", "buildfixer", "fix"]
 
@@ -75,10 +76,16 @@ def test_a_pre_existing_failure_is_still_repaired_and_said_so(tmp_path: Path) ->
     repo.commit("app")
     repo.branch("feature")
     repo.commit("docs", {"README.md": "shop\n"})
-    code, out, _ = fix(str(repo.path), "--dry-run")
+    # A model repairs it: the base commit is built, and the same failure there is said.
+    model = scripted(tmp_path / "script.json", [replace("app.js", "}}\n", "}\n"), {"content": "done"}])
+    code, out, _ = fix(str(repo.path), "--dry-run", "--model", model)
     assert out["triage"]["class"] == "pre_existing" and out["triage"]["evidence"]["base"]["ref"] == "main"
-    assert out["stop_reason"].startswith("declined: no recipe")  # the repair went on (recipes had none)
-    assert code == 1
+    assert out["resolved"] and code == 0, out["stop_reason"]
+    # The recipes have none for it: they decline at once, with no base build to learn what they would not use.
+    code, out, _ = fix(str(repo.path), "--dry-run", "--model", "recipes")
+    assert out["stop_reason"].startswith("declined: no recipe") and code == 1
+    assert out["triage"]["evidence"]["base"] is None and out["triage"]["builds"] == 0
+    assert out["triage"]["evidence"]["notes"] == ["not built: the repair declines this failure at once"]
 
 
 @pytest.mark.slow

@@ -54,6 +54,10 @@ class Agent(Protocol):
         builds_first: True when the agent starts from the failure: the harness builds first, hands
             it the result, and skips it when the project already builds. False for the
             self-check agents, whose work does not depend on the failure (one build: the verdict).
+
+    An agent may also have `declines(ctx, initial, source) -> bool`: True when it knows from the
+    first failure alone that it will decline (the recipes, with none for it). The harness then
+    triages without building the base commit.
     """
 
     name: str

@@ -148,7 +148,14 @@ def run_attempt(
         emit(progress, "build", {"phase": "initial"})
         initial = initial or current_build(ctx)
         trajectory.meta["initial"] = _summary(initial)
-    found = triage_first(ctx, initial, config, progress) if agent.builds_first and initial else None
+    # An agent sure to decline this failure (no recipe for it) needs no base build to learn that;
+    # the rerun that tells a flaky failure stays (it says why nothing was patched).
+    found = None
+    if agent.builds_first and initial:
+        declines = getattr(agent, "declines", None)
+        source = trajectory.meta.get("source")
+        certain = not initial.ok and declines is not None and declines(ctx, initial, source)
+        found = triage_first(ctx, initial, config, progress, base=not certain)
     if found is not None:
         trajectory.meta["triage"] = found.to_dict()
     trajectory.save()
@@ -209,25 +216,27 @@ def run_attempt(
 
 
 def triage_first(
-    ctx: ToolContext, initial: BuildResult, config: AttemptConfig, progress: Progress | None
-) -> Triage | None:
+    ctx: ToolContext, initial: BuildResult, config: AttemptConfig, progress: Progress | None,
+    base: bool = True,
+) -> Triage | None:  # fmt: skip
     """The first build's triage as `config.triage` says (None when off, or when the build succeeded).
 
     "full" may build again in the workspace (tracked like any build of the attempt) and build the
-    base commit found in `config.triage_checkout`; "log" reads the first build alone.
+    base commit found in `config.triage_checkout` (unless `base` is False); "log" reads the first
+    build alone.
     """
     if config.triage == "off" or initial.ok:
         return None
     full = config.triage == "full"
-    base, note = None, ""
-    if full and config.triage_checkout is not None:
+    found_base, note = None, "" if base else "not built: the repair declines this failure at once"
+    if full and base and config.triage_checkout is not None:
         try:
-            base, note = find_base(config.triage_checkout, config.triage_base)
+            found_base, note = find_base(config.triage_checkout, config.triage_base)
         except BuildfixerError as exc:  # the callers check a given base before building: a race at worst
             note = str(exc)
     found = triage(
         initial, ctx.root, max_builds=config.triage_builds if full else 0,
-        rebuild=(lambda: current_build(ctx)) if full else None, base=base, base_note=note,
+        rebuild=(lambda: current_build(ctx)) if full else None, base=found_base, base_note=note,
         options=ctx.options, system=ctx.build_system, progress=progress,
     )  # fmt: skip
     emit(progress, "triage", {"triage": found})

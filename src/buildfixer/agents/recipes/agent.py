@@ -14,10 +14,12 @@ from pathlib import Path
 from buildfixer.agents.attempt_context import AttemptContext
 from buildfixer.agents.calls import execute_call
 from buildfixer.agents.recipes import RECIPES
-from buildfixer.agents.recipes.diagnose import diagnose
+from buildfixer.agents.recipes.diagnose import Repair, diagnose
 from buildfixer.agents.trajectory import Step
+from buildfixer.core.build_result import BuildResult
 from buildfixer.core.shareable import shareable_text
 from buildfixer.core.stops import Stop, StopKind
+from buildfixer.tools.context import ToolContext
 
 # A repair can reveal the next failure (a missing dependency behind a JDK switch); a few rounds
 # cover that without letting a policy loop forever.
@@ -31,6 +33,21 @@ class RecipesAgent:
     uses_model = False
     builds_first = True
 
+    def __init__(self) -> None:
+        self._first: tuple[BuildResult, Repair | None] | None = None  # the first failure's diagnosis
+
+    def _diagnose(self, ctx: ToolContext, result: BuildResult, source: str | None) -> Repair | None:
+        if self._first is not None and self._first[0] is result:
+            return self._first[1]
+        origin = Path(source) if source else None  # the user's project: its git history, if any
+        git_dir = ctx.ledger.git_dir if ctx.ledger is not None else None
+        return diagnose(ctx.root, result, ctx.options, origin=origin, git_dir=git_dir)
+
+    def declines(self, ctx: ToolContext, initial: BuildResult, source: str | None) -> bool:
+        """Whether no recipe applies to the first failure (then triage need not build the base)."""
+        self._first = (initial, self._diagnose(ctx, initial, source))
+        return self._first[1] is None
+
     def run(self, context: AttemptContext) -> Stop:
         """Apply recipes until the build succeeds, none applies, or the rounds run out."""
         trajectory, tools = context.trajectory, context.all_tools()
@@ -38,10 +55,7 @@ class RecipesAgent:
         applied: list[str] = []
         tried: list[list[tuple[str, str]]] = []
         for round_no in range(1, MAX_ROUNDS + 1):
-            source = trajectory.meta.get("source")  # the user's project: its git history, if any
-            origin = Path(source) if source else None
-            git_dir = context.ctx.ledger.git_dir if context.ctx.ledger is not None else None
-            repair = diagnose(context.ctx.root, result, context.ctx.options, origin=origin, git_dir=git_dir)
+            repair = self._diagnose(context.ctx, result, trajectory.meta.get("source"))
             if repair is None:
                 # The workspace is buildfixer's: its paths are shown relative, as the user's project.
                 top = result.errors[0].message.splitlines()[0][:160] if result.errors else result.status
