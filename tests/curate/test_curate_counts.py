@@ -69,6 +69,12 @@ def test_progress_summary_state_and_dataset_agree(first):
     stderr = first["proc"].stderr
     assert "kept 1, rejected 1 (1 duplicate)" in stderr, stderr
     assert f"✗ duplicate: {first['duplicate']}" in stderr, stderr
+    # A line per branch commit built, a failed one with how; the summary names the commonest way.
+    built = [line for line in stderr.splitlines() if line.startswith(("built ", "failed "))]
+    assert len(built) == 3 and sum(line.startswith("failed ") for line in built) == 2, stderr
+    ((reason, count),) = summary["failures"].items()
+    assert count == 2 and reason.split(":")[0] in ("syntax", "test_failure", "library_unavailable"), reason
+    assert any(reason[:60] in line for line in built if line.startswith("failed ")), (reason, built)
 
 
 def test_state_counts_are_the_builds_that_happened(first):
@@ -90,6 +96,7 @@ def test_second_pass_is_all_cached_and_printed_the_same_way(first):
     assert lines[0] == "kept 1 of 2 candidate(s) (2 evaluated now, 0 resumed); rejected: duplicate 1", lines
     states = "states: 0 built (0 succeeded, 0 failed), 3 from cache (hit rate 100%); 0 build(s) run"
     assert lines[1].startswith(states), lines
+    assert lines[2].startswith("2 of the 2 branch commit(s) that failed to build failed so: "), lines
     assert "kept 1, rejected 1 (1 duplicate) · states 0 built (0 failed), 3 from cache" in proc.stderr
     assert again.read_text() == first["out"].read_text()
 

@@ -1,5 +1,7 @@
 """Terminal view of `buildfixer curate`: a progress bar per stage, a line per kept or rejected candidate.
 
+In a log (no terminal), a line per branch commit built too, failed ones with how.
+
 The counts on the bar are the run's Summary as it grows, so they end as the printed summary does;
 a candidate kept and then found to duplicate an earlier instance gets a second line, rejected.
 """
@@ -42,6 +44,15 @@ def outcome_line(outcome: Outcome) -> str:
     return f"[dim]✗ {outcome.filter}:[/] {key} [dim]{escape(visible(outcome.reason[:100]))}[/]"
 
 
+def built_line(sha: str, ok: bool, why: str) -> str:
+    """The line printed for a branch commit built before the filters (rich markup, escaped)."""
+    from rich.markup import escape
+
+    if ok:
+        return f"[green]built[/] {sha[:12]}"
+    return f"[dim]failed[/] {sha[:12]} [dim]{escape(visible(why[:120]))}[/]"
+
+
 def curate_with_progress(curate: Callable[..., Summary], config: CurateConfig) -> Summary:
     """Run `curate(config, progress)` showing its progress on stderr."""
     # rich is a UI library, kept out of every import but the terminal view's.
@@ -70,6 +81,11 @@ def curate_with_progress(curate: Callable[..., Summary], config: CurateConfig) -
                 tasks[bar] = progress.add_task(name, total=data["total"], status="")
                 if progress.disable:
                     progress.console.print(f"{name} ({data['total']})", highlight=False, soft_wrap=True)
+            if event == "build" and progress.disable and data.get("ok") is not None:
+                # In a log, a line per built commit: a long build phase is never silent.
+                line = built_line(data["sha"], data["ok"], data.get("why", ""))
+                line = f"{line} · {data['done']}/{data['total']}"
+                progress.console.print(line, highlight=False, soft_wrap=True)
             if event == "outcome":
                 line = outcome_line(data["outcome"])
                 if progress.disable:  # the counts the bar would show, on the candidate's own line

@@ -43,7 +43,7 @@ from buildfixer.curate.history import History
 from buildfixer.curate.pinning import JVM_SYSTEMS, pin_state
 from buildfixer.curate.reimplement import reimplement
 from buildfixer.curate.state import Row, Standings, history_order, outcome_of
-from buildfixer.curate.summary import Summary
+from buildfixer.curate.summary import Summary, failure_reason
 from buildfixer.llm.factory import model_for_instance
 from buildfixer.workspace.git import git
 from buildfixer.workspace.workspace import Workspace, mirror_of, normalize_source
@@ -229,16 +229,20 @@ def _system_at(source: str, sha: str, options: BuildOptions) -> str:
 
 
 def _builds_once(sha: str, setup: Setup) -> tuple[str, bool | None, dict[str, int], str]:
-    """Whether a commit builds (once), its build requests, and why it cannot be read (ok None)."""
+    """Whether a commit builds (once), its build requests, and why not.
+
+    Why: how it failed, or why it cannot be read (then ok is None).
+    """
     builder = setup.builder()
     try:
-        ok = builder.build(sha, 1)[0].status == "success"
+        record = builder.build(sha, 1)[0]
     except BuildfixerError:
         unreadable = builder.history.unreadable(sha)
         if unreadable is None:
             raise  # the commit reads well: something else failed, and that ends the run
         return sha, None, asdict(builder.cache.stats), unreadable
-    return sha, ok, asdict(builder.cache.stats), ""
+    ok = record.status == "success"
+    return sha, ok, asdict(builder.cache.stats), "" if ok else failure_reason(record)
 
 
 def _build_all(
@@ -251,13 +255,15 @@ def _build_all(
     """
     result: dict[str, bool] = {}
     job = functools.partial(_builds_once, setup=setup)
-    for done, (sha, ok, stats, unreadable) in enumerate(execute(job, commits, workers, backend), 1):
+    for done, (sha, ok, stats, why) in enumerate(execute(job, commits, workers, backend), 1):
         if ok is None:
-            summary.unreadable[sha] = unreadable
+            summary.unreadable[sha] = why
         else:
             result[sha] = ok
+        if ok is False:
+            summary.failures[why] = summary.failures.get(why, 0) + 1
         summary.count(stats)
-        _emit(progress, "build", done, len(commits), summary)
+        _emit(progress, "build", done, len(commits), summary, sha=sha, ok=ok, why=why)
     return result
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from buildfixer.curate.builds import merge_state
+from buildfixer.curate.builds import BuildRecord, merge_state
 from buildfixer.curate.filters import FILTERS
 
 # The order rejections are shown in: the filters, then a candidate whose commit cannot be read, then
@@ -41,6 +41,9 @@ class Summary:
     # a damaged object): commit -> git's reason. Skipped before they are candidates; a candidate
     # whose commit cannot be read is rejected as `unreadable` instead.
     unreadable: dict[str, str] = field(default_factory=dict)
+    # How the branch commits built before the filters failed (human mode): reason -> commits. One
+    # reason for most of them is the environment, not the history (Java 6 sources on JDK 17).
+    failures: dict[str, int] = field(default_factory=dict)
     _states: dict[str, str] = field(default_factory=dict, repr=False)
 
     @property
@@ -99,7 +102,19 @@ class Summary:
             f"(hit rate {self.hit_rate:.0%}); {self.builds_run} build(s) run, {self.duration_s:.0f} s; "
             f"{self.instances_in_file} instance(s) in {out}"
         )
+        if self.failures:
+            total = sum(self.failures.values())
+            reason, count = max(self.failures.items(), key=lambda item: item[1])
+            text += f"\n{count} of the {total} branch commit(s) that failed to build failed so: {reason}"
         if self.unreadable:
             skipped = "; ".join(f"{sha[:12]} ({why[:200]})" for sha, why in self.unreadable.items())
             text += f"\nskipped {len(self.unreadable)} commit(s) git cannot read: {skipped}"
         return text
+
+
+def failure_reason(record: BuildRecord) -> str:
+    """How a build failed, in a line: its category and first error (`configuration: Source option 6 ...`)."""
+    first = record.errors[0].get("message", "") if record.errors else ""
+    line = " ".join(str(first).split())[:160]
+    kind = record.category or record.status
+    return f"{kind}: {line}" if line else kind
