@@ -1,5 +1,5 @@
 """`python -m buildfixer` runs the command line."""
 
-from buildfixer.cli.main import main
+from buildfixer.cli.entry import main
 
 main()

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from buildfixer.buildsys.options import BuildOptions
 from buildfixer.buildsys.project import build_project
 from buildfixer.core.build_result import BuildError, BuildResult
-from buildfixer.core.confined import WorkspaceFiles
-from buildfixer.logs.analyze import Analysis, analyze_file
-from buildfixer.logs.locate import locate_in_project
+
+if TYPE_CHECKING:
+    from buildfixer.logs.analyze import Analysis
 
 # Characters of each last line of output quoted when no error was recognised.
 _MAX_SHOWN_LINE = 500
@@ -23,6 +24,11 @@ def attach_analysis(result: BuildResult, project: Path | None = None) -> Analysi
     """
     if result.status == "success":
         return None
+    # The parsers are read only for a failure: a successful `buildfixer build` never imports them.
+    from buildfixer.core.confined import WorkspaceFiles
+    from buildfixer.logs.analyze import analyze_file
+    from buildfixer.logs.locate import locate_in_project
+
     # The build's own output, whatever bytes it printed; a huge log through its head and tail.
     analysis = analyze_file(Path(result.log_path), strict=False)
     if project is not None:

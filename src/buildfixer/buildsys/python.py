@@ -11,7 +11,7 @@ import urllib.parse
 from pathlib import Path
 from typing import Any
 
-from buildfixer.buildsys import dated_index, test_requirements
+from buildfixer.buildsys import test_requirements
 from buildfixer.buildsys.jdk import Jdk
 from buildfixer.buildsys.options import BuildOptions
 from buildfixer.buildsys.plan import Plan, files_digest, stamp_matches
@@ -155,6 +155,8 @@ def _dated_index(as_of: str, options: BuildOptions) -> tuple[list[str], dict[str
     requests to the local index through an HTTP proxy. Not covered: `find-links` or
     `extra-index-url` in a pip configuration file, and such options inside requirements files.
     """
+    from buildfixer.buildsys import dated_index  # an HTTP server and client: only a dated build needs them
+
     url = dated_index.index_url(as_of, options.cache_dir, options.extra_env.get("PIP_INDEX_URL"))
     trusted = {}
     if options.sandbox != "none":  # the sandbox has a loopback of its own: reach ours via the proxy

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.console import Console
 from rich.markup import escape
 
 from buildfixer.core.build_result import BuildError, BuildResult
 from buildfixer.core.terminal import visible
-from buildfixer.logs.analyze import Analysis
+
+if TYPE_CHECKING:
+    from buildfixer.logs.analyze import Analysis
 
 _STATUS_STYLE = {
     "success": "bold green",

@@ -22,9 +22,6 @@ from buildfixer.cli.settings import NO_SANDBOX_NOTE, with_sandbox
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.core.terminal import visible
 from buildfixer.harness.checks import check_jdk, check_number, check_seconds
-from buildfixer.logs.analyze import analyze_file
-from buildfixer.logs.condense import condense
-from buildfixer.workspace.workspace import Workspace
 
 
 def print_json(data: object) -> None:
@@ -65,6 +62,8 @@ def build_command(
     patch_text = read_patch(patch) if patch is not None else None
     workspace = None
     if patch_text is not None:
+        from buildfixer.workspace.workspace import Workspace
+
         workspace = Workspace.from_directory(path)
         try:
             workspace.apply_patch(patch_text)
@@ -106,6 +105,9 @@ def analyze_command(logfile: Path, condensed: bool, budget: int | None, as_json:
     if budget is None:
         budget = 2000
     check_number("--budget", budget, whole=True, low=1, high=MAX_CONDENSED_BUDGET)
+    from buildfixer.logs.analyze import analyze_file  # the parsers: not for a build that succeeds
+    from buildfixer.logs.condense import condense
+
     analysis = analyze_file(logfile)
     if as_json:
         data = analysis.to_dict()

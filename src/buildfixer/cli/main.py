@@ -1,21 +1,19 @@
-"""The `buildfixer` command line (typer). Exit codes: 0 success, 1 build failed, 2 bad usage/setup."""
+"""The `buildfixer` command line (typer), every command. Exit codes: 0 success, 1 failed, 2 bad usage."""
 
 from __future__ import annotations
 
-import signal
-import sys
 from pathlib import Path
 from typing import Annotated
 
-import click
 import typer
 
-from buildfixer import __version__
 from buildfixer.agents.recipes import RECIPES
 from buildfixer.cli.bench import bench_app
 from buildfixer.cli.curate import curate_app
+from buildfixer.cli.entry import run
 from buildfixer.cli.env import env_app
 from buildfixer.cli.export import export_app
+from buildfixer.cli.light import APP_SETTINGS, LIGHT_COMMANDS, JsonFlag, options
 from buildfixer.cli.mcp import mcp_command
 from buildfixer.cli.memory import memory_app
 from buildfixer.cli.settings import (
@@ -41,81 +39,13 @@ from buildfixer.cli.settings import (
 )
 from buildfixer.cli.triage import triage_command
 from buildfixer.cli.view import view_app
-from buildfixer.core.errors import BuildfixerError
-from buildfixer.core.terminal import visible
 
-app = typer.Typer(
-    name="buildfixer",
-    help="Run, read and repair broken software builds (Gradle, Maven, Python, npm).",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-)
+app = typer.Typer(**APP_SETTINGS)
 
-JsonFlag = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
-
-
-def _print_version(value: bool) -> None:
-    if value:
-        typer.echo(f"buildfixer {__version__}")
-        raise typer.Exit()
-
-
-@app.callback()
-def _options(
-    version: Annotated[
-        bool,
-        typer.Option("--version", callback=_print_version, is_eager=True, help="Print the version and exit."),
-    ] = False,
-) -> None:
-    """The options every command shares (`--version`)."""
-
-
-@app.command()
-def build(
-    path: Annotated[Path, typer.Argument(help="Project directory.")] = Path("."),
-    jdk: Annotated[int | None, typer.Option(help="Build with this major JDK version.")] = None,
-    timeout: Annotated[float, typer.Option(help="Kill the build after this many seconds.")] = 1800.0,
-    task: Annotated[
-        list[str] | None, typer.Option("--task", "-t", help="Task/goal/script to run instead of the default.")
-    ] = None,
-    offline: Annotated[bool, typer.Option(help="No network for the build tool.")] = False,
-    cold: Annotated[bool, typer.Option(help="No daemon or reused environments; clean first.")] = False,
-    system: Annotated[str | None, typer.Option(help="Force gradle, maven, python or npm.")] = None,
-    no_sandbox: NoSandboxOpt = False,
-    patch: Annotated[
-        Path | None, typer.Option(help="Build a snapshot of PATH with this patch applied (PATH untouched).")
-    ] = None,
-    as_json: JsonFlag = False,
-) -> None:
-    """Detect and run the project's build; show the root error when it fails."""
-    from buildfixer.cli import commands  # lazy: the build layer is not needed for --help
-
-    code = commands.build_command(path, jdk, timeout, task, offline, cold, system, no_sandbox, patch, as_json)
-    raise typer.Exit(code)
-
-
-@app.command()
-def analyze(
-    logfile: Annotated[Path, typer.Argument(help="A saved build log.")],
-    condensed: Annotated[bool, typer.Option(help="Print the prompt-ready condensed view.")] = False,
-    budget: Annotated[
-        int | None, typer.Option(help="Token budget of the condensed view (default: 2000).")
-    ] = None,
-    as_json: JsonFlag = False,
-) -> None:
-    """Parse a saved build log into structured errors, root error first."""
-    from buildfixer.cli import commands  # lazy: the parsers are not needed for --help
-
-    commands.analyze_command(logfile, condensed, budget, as_json)
-
-
-@app.command()
-def jdks(as_json: JsonFlag = False) -> None:
-    """List the installed JDKs buildfixer can switch between."""
-    from buildfixer.cli import commands  # lazy: JDK discovery is not needed for --help
-
-    commands.jdks_command(as_json)
+# The commands that start light (cli.light): declared there so that running one imports nothing else.
+app.callback()(options)
+for command in LIGHT_COMMANDS:
+    app.command()(command)
 
 
 @app.command()
@@ -233,40 +163,9 @@ app.add_typer(env_app, name="env")
 app.add_typer(view_app, name="view")
 
 
-def _terminated(signum: int, frame: object) -> None:
-    """SIGTERM (kill, timeout, CI): unwind like Ctrl-C, so builds are stopped and workspaces removed."""
-    signal.signal(signum, signal.SIG_DFL)  # a second one kills at once
-    raise SystemExit(128 + signum)
-
-
 def main() -> None:
-    """Console entry point: bad usage or input is one line on stderr and exit code 2, never a traceback.
-
-    Click's own usage errors (an unknown option, a value of the wrong type, a missing argument)
-    are caught here too, instead of click's multi-line usage box.
-    """
-    signal.signal(signal.SIGTERM, _terminated)
-    try:
-        code = app(standalone_mode=False)
-    except BuildfixerError as exc:
-        typer.echo(f"buildfixer: error: {one_line(str(exc))}", err=True)
-        sys.exit(exc.exit_code)
-    except click.ClickException as exc:
-        if type(exc).__name__ == "NoArgsIsHelpError":  # click >= 8.2: the help is already printed
-            sys.exit(exc.exit_code)
-        ctx = getattr(exc, "ctx", None)  # usage errors know their command
-        hint = f" (see `{ctx.command_path} --help`)" if ctx is not None else ""
-        typer.echo(f"buildfixer: error: {one_line(exc.format_message())}{hint}", err=True)
-        sys.exit(2)
-    except (KeyboardInterrupt, click.exceptions.Abort):
-        typer.echo("buildfixer: interrupted", err=True)
-        sys.exit(130)
-    sys.exit(code if isinstance(code, int) else 0)
-
-
-def one_line(message: str) -> str:
-    """A message on one line: a provider's or a parser's text may hold line breaks (and controls)."""
-    return visible(" ".join(message.split())) or "unknown error"
+    """The full command line (`cli.entry.main` is the console entry point, which starts light)."""
+    run(app)
 
 
 if __name__ == "__main__":
