@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from buildfixer.buildsys.options import BuildOptions
 from buildfixer.buildsys.project import build_project
 from buildfixer.core.build_result import BuildError, BuildResult
+from buildfixer.core.confined import WorkspaceFiles
 
 if TYPE_CHECKING:
     from buildfixer.logs.analyze import Analysis
@@ -25,14 +26,12 @@ def attach_analysis(result: BuildResult, project: Path | None = None) -> Analysi
     if result.status == "success":
         return None
     # The parsers are read only for a failure: a successful `buildfixer build` never imports them.
-    from buildfixer.core.confined import WorkspaceFiles
-    from buildfixer.logs.analyze import analyze_file
-    from buildfixer.logs.locate import locate_in_project
+    from buildfixer.logs import analyze, locate
 
     # The build's own output, whatever bytes it printed; a huge log through its head and tail.
-    analysis = analyze_file(Path(result.log_path), strict=False)
+    analysis = analyze.analyze_file(Path(result.log_path), strict=False)
     if project is not None:
-        locate_in_project(analysis.errors, WorkspaceFiles(project))  # no link out of it followed
+        locate.locate_in_project(analysis.errors, WorkspaceFiles(project))  # no link out of it followed
     if not analysis.errors:
         # Nothing recognisable: the end of the log is still the best lead for a reader or an agent.
         tail = [line for line in analysis.lines[-40:] if line.strip()][-6:]

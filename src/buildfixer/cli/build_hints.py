@@ -4,16 +4,19 @@
 - another build of the same project (pom.xml beside build.gradle: `--system maven`), when the
   chosen one failed before compiling anything (its configuration, a missing library).
 
-Only read after a failure, so a successful build imports none of the repair code.
+Imported only after a failure (by `cli.commands`), so a successful build loads none of the repair code.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from buildfixer.agents.recipes.base import read_evidence
+from buildfixer.agents.recipes.jdk import jdk_level
 from buildfixer.buildsys.options import BuildOptions
 from buildfixer.buildsys.project import SYSTEMS
 from buildfixer.core.build_result import BuildResult
+from buildfixer.deps.manage import confined_to
 
 # Categories where the build did not get as far as the project's code: another build may.
 _BEFORE_THE_CODE = {"configuration", "library_unavailable", "other"}
@@ -35,10 +38,6 @@ def build_hints(result: BuildResult, project: Path, options: BuildOptions, syste
 
 
 def _installed_jdk_asked_for(result: BuildResult, project: Path, options: BuildOptions) -> int | None:
-    from buildfixer.agents.recipes.base import read_evidence
-    from buildfixer.agents.recipes.jdk import jdk_level
-    from buildfixer.deps.manage import confined_to
-
     evidence = read_evidence(project, result, options)
     with confined_to(evidence.project):
         repair = jdk_level(evidence)

@@ -16,12 +16,12 @@ from buildfixer.buildsys.jdk import default_jdk, discover_jdks
 from buildfixer.buildsys.options import BuildOptions, project_domain
 from buildfixer.buildsys.project import SYSTEMS, detect_build_system, stop_daemons
 from buildfixer.buildsys.python import detect_requirements_only
-from buildfixer.cli.build_render import print_analysis, print_build_result
+from buildfixer.cli.build_render import print_build_result
 from buildfixer.cli.patches import read_patch
 from buildfixer.cli.settings import NO_SANDBOX_NOTE, with_sandbox
 from buildfixer.core.errors import BuildfixerError
-from buildfixer.core.terminal import visible
-from buildfixer.harness.checks import check_jdk, check_number, check_seconds
+from buildfixer.harness.checks import check_jdk, check_seconds
+from buildfixer.workspace.workspace import Workspace
 
 
 def print_json(data: object) -> None:
@@ -29,7 +29,6 @@ def print_json(data: object) -> None:
     typer.echo(json.dumps(data, indent=2))
 
 
-MAX_CONDENSED_BUDGET = 1_000_000  # tokens of a condensed log: far above any model's window
 
 
 def check_project(path: Path, system: str | None) -> None:
@@ -62,8 +61,6 @@ def build_command(
     patch_text = read_patch(patch) if patch is not None else None
     workspace = None
     if patch_text is not None:
-        from buildfixer.workspace.workspace import Workspace
-
         workspace = Workspace.from_directory(path)
         try:
             workspace.apply_patch(patch_text)
@@ -96,28 +93,6 @@ def build_command(
     if result.status == "error":
         return 2
     return 0 if result.ok else 1
-
-
-def analyze_command(logfile: Path, condensed: bool, budget: int | None, as_json: bool) -> None:
-    """`buildfixer analyze`."""
-    if budget is not None and not condensed:
-        raise BuildfixerError("--budget is the size of the condensed view: give it with --condensed")
-    if budget is None:
-        budget = 2000
-    check_number("--budget", budget, whole=True, low=1, high=MAX_CONDENSED_BUDGET)
-    from buildfixer.logs.analyze import analyze_file  # the parsers: not for a build that succeeds
-    from buildfixer.logs.condense import condense
-
-    analysis = analyze_file(logfile)
-    if as_json:
-        data = analysis.to_dict()
-        if condensed:
-            data["condensed"] = condense(analysis, budget_tokens=budget)
-        print_json(data)
-    elif condensed:
-        typer.echo(visible(condense(analysis, budget_tokens=budget)))
-    else:
-        print_analysis(analysis)
 
 
 def jdks_command(as_json: bool) -> None:

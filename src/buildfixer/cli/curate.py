@@ -7,7 +7,6 @@ The three modes share most options but each declares only those it uses.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
 
@@ -45,36 +44,6 @@ BuildCacheOpt = Annotated[
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")]
 
 
-@dataclass(frozen=True, kw_only=True)
-class CurateSettings:
-    """A mining command's options as given; `curate_commands.curate_config` checks them into a CurateConfig.
-
-    `ranges` is the human mode's, `model` and `notes` the llm mode's (None in the other modes).
-    """
-
-    mode: str
-    repo: str
-    out: Path
-    rev: str
-    limit: int | None
-    workers: int | None
-    backend: str
-    repeats: int
-    max_files: int
-    max_lines: int
-    jdk: int | None
-    name: str | None
-    system: str | None
-    build_command: str | None
-    timeout: float
-    as_of: bool
-    build_cache: Path | None
-    no_sandbox: bool
-    ranges: Path | None = None
-    model: str | None = None
-    notes: Path | None = None
-
-
 @curate_app.command()
 def human(
     repo: RepoArg,
@@ -102,7 +71,7 @@ def human(
     """Failing commits in merged branches (or --ranges) that build later; gold = the diff to that build."""
     from buildfixer.cli import curate_commands  # lazy: curation imports pydantic and the harness
 
-    curate_commands.mine(CurateSettings(
+    curate_commands.mine(curate_commands.CurateSettings(
         mode="human", repo=repo, out=out, ranges=ranges,
         rev=rev, limit=limit, workers=workers, backend=backend, repeats=repeats, max_files=max_files,
         max_lines=max_lines, jdk=jdk, name=name, system=system, build_command=build_command, timeout=timeout,
@@ -134,7 +103,7 @@ def dependency(
     """Commits changing build files and source: revert the build-file half; gold = the build-file changes."""
     from buildfixer.cli import curate_commands  # lazy: curation imports pydantic and the harness
 
-    curate_commands.mine(CurateSettings(
+    curate_commands.mine(curate_commands.CurateSettings(
         mode="dependency", repo=repo, out=out,
         rev=rev, limit=limit, workers=workers, backend=backend, repeats=repeats, max_files=max_files,
         max_lines=max_lines, jdk=jdk, name=name, system=system, build_command=build_command, timeout=timeout,
@@ -168,7 +137,7 @@ def llm(
     """A model re-implements a commit from its message; if its version fails, gold = the human commit."""
     from buildfixer.cli import curate_commands  # lazy: curation imports pydantic and the harness
 
-    curate_commands.mine(CurateSettings(
+    curate_commands.mine(curate_commands.CurateSettings(
         mode="llm", repo=repo, out=out, model=model, notes=notes,
         rev=rev, limit=limit, workers=workers, backend=backend, repeats=repeats, max_files=max_files,
         max_lines=max_lines, jdk=jdk, name=name, system=system, build_command=build_command, timeout=timeout,

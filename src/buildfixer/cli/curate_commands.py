@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import json
 import shlex
+from dataclasses import dataclass
 from pathlib import Path
 
 import typer
 
 from buildfixer.buildsys.options import BuildOptions, cache_domain
-from buildfixer.cli.curate import CurateSettings
 from buildfixer.cli.settings import with_sandbox
 from buildfixer.core.errors import BuildfixerError
 from buildfixer.curate.candidates import read_ranges
@@ -54,6 +54,36 @@ def read_notes(notes: Path) -> str:
     except (OSError, UnicodeDecodeError) as exc:
         why = getattr(exc, "strerror", None) or exc
         raise BuildfixerError(f"cannot read release notes {notes}: {why}") from None
+
+
+@dataclass(frozen=True, kw_only=True)
+class CurateSettings:
+    """A mining command's options as given (cli.curate declares them); `curate_config` checks them.
+
+    `ranges` is the human mode's, `model` and `notes` the llm mode's (None in the other modes).
+    """
+
+    mode: str
+    repo: str
+    out: Path
+    rev: str
+    limit: int | None
+    workers: int | None
+    backend: str
+    repeats: int
+    max_files: int
+    max_lines: int
+    jdk: int | None
+    name: str | None
+    system: str | None
+    build_command: str | None
+    timeout: float
+    as_of: bool
+    build_cache: Path | None
+    no_sandbox: bool
+    ranges: Path | None = None
+    model: str | None = None
+    notes: Path | None = None
 
 
 def curate_config(settings: CurateSettings) -> CurateConfig:

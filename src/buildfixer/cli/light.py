@@ -66,9 +66,9 @@ def analyze(
     as_json: JsonFlag = False,
 ) -> None:
     """Parse a saved build log into structured errors, root error first."""
-    from buildfixer.cli import commands  # lazy: the parsers are not needed for --help
+    from buildfixer.cli import analyze_commands  # lazy: the parsers are not needed for --help
 
-    commands.analyze_command(logfile, condensed, budget, as_json)
+    analyze_commands.analyze_command(logfile, condensed, budget, as_json)
 
 
 def jdks(as_json: JsonFlag = False) -> None:

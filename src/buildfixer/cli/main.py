@@ -10,8 +10,8 @@ import typer
 from buildfixer.agents.recipes import RECIPES
 from buildfixer.cli.bench import bench_app
 from buildfixer.cli.curate import curate_app
-from buildfixer.cli.entry import run
 from buildfixer.cli.env import env_app
+from buildfixer.cli.exits import run
 from buildfixer.cli.export import export_app
 from buildfixer.cli.light import APP_SETTINGS, LIGHT_COMMANDS, JsonFlag, options
 from buildfixer.cli.mcp import mcp_command
