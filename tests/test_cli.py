@@ -202,3 +202,7 @@ def test_a_failure_hints_at_an_installed_jdk_and_at_the_projects_other_build(tmp
     assert hint == "the project has another build (npm): try --system npm"
     chosen = run_cli("build", str(project), "--system", "maven", "--json")
     assert "hint" not in json.loads(chosen.stdout)["environment"]  # the user chose that build
+    # `fix` takes the same choice: the npm build already succeeds, so there is nothing to repair.
+    fixed = run_cli("fix", str(project), "--system", "npm", "--json")
+    assert fixed.returncode == 0 and json.loads(fixed.stdout)["stop_reason"] == "the build already succeeds"
+    assert_usage_error(run_cli("fix", str(project), "--system", "gradle"), "--system gradle: no gradle build")

@@ -41,10 +41,21 @@ SYSTEMS: dict[str, BuildSystem] = {system.name: system for system in (gradle, ma
 JVM_SYSTEMS = ("gradle", "maven")
 
 
-def detect_build_system(project: Path) -> str:
-    """Name of the project's build system; BuildfixerError when none is recognisable."""
+def detect_build_system(project: Path, system: str | None = None) -> str:
+    """Name of the project's build system (`system` when given and present); BuildfixerError otherwise.
+
+    A project may have two (pom.xml beside build.gradle): `system` chooses, else the first found in
+    SYSTEMS' order.
+    """
     if not project.is_dir():
         raise BuildfixerError(f"not a directory: {project}")
+    if system is not None:
+        if system not in SYSTEMS:
+            raise BuildfixerError(f"unknown build system {system!r} (known: {', '.join(SYSTEMS)})")
+        requirements_only = system == "python" and python.detect_requirements_only(project)
+        if not SYSTEMS[system].detect(project) and not requirements_only:
+            raise BuildfixerError(f"--system {system}: no {system} build in {project}")
+        return system
     for name, module in SYSTEMS.items():
         if module.detect(project):
             return name

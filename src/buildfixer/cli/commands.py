@@ -14,8 +14,7 @@ import typer
 from buildfixer.buildsys.analyzed import build_and_analyze
 from buildfixer.buildsys.jdk import default_jdk, discover_jdks
 from buildfixer.buildsys.options import BuildOptions, project_domain
-from buildfixer.buildsys.project import SYSTEMS, detect_build_system, stop_daemons
-from buildfixer.buildsys.python import detect_requirements_only
+from buildfixer.buildsys.project import detect_build_system, stop_daemons
 from buildfixer.cli.build_render import print_build_result
 from buildfixer.cli.patches import read_patch
 from buildfixer.cli.settings import NO_SANDBOX_NOTE, with_sandbox
@@ -31,23 +30,6 @@ def print_json(data: object) -> None:
 
 
 
-def check_project(path: Path, system: str | None) -> None:
-    """PATH must hold a build (of `system` when given), before any snapshot or build.
-
-    Raises:
-        BuildfixerError: Not a directory, no recognisable build, an unknown or absent system.
-    """
-    if system is None:
-        detect_build_system(path)
-        return
-    if system not in SYSTEMS:
-        raise BuildfixerError(f"unknown build system {system!r} (known: {', '.join(SYSTEMS)})")
-    if not path.is_dir():
-        raise BuildfixerError(f"not a directory: {path}")
-    if not SYSTEMS[system].detect(path) and not (system == "python" and detect_requirements_only(path)):
-        raise BuildfixerError(f"--system {system}: no {system} build in {path}")
-
-
 def build_command(
     path: Path, jdk: int | None, timeout: float, task: list[str] | None, offline: bool, cold: bool,
     system: str | None, no_sandbox: bool, patch: Path | None, as_json: bool,
@@ -57,7 +39,7 @@ def build_command(
     check_jdk(jdk)
     if task is not None and not all(t.strip() for t in task):
         raise BuildfixerError("--task must name a task, goal or script (got an empty one)")
-    check_project(path, system)
+    detect_build_system(path, system)  # no build there (of `system`): one line, exit 2, before anything
     patch_text = read_patch(patch) if patch is not None else None
     workspace = None
     if patch_text is not None:

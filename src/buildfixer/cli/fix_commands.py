@@ -38,7 +38,8 @@ def fix_command(
     # ambiguous (a failing test: built again; a base commit that differs from HEAD: built).
     triaged = {"triage": "off"} if settings.no_triage else {"triage": "full", "triage_base": settings.base}
     config = settings.attempt_config(options=options, trajectory_path=trajectory, **triaged)
-    outcome = fix_project(path, config, dry_run=dry_run, progress=ProgressPrinter(), pr=pr)
+    progress = ProgressPrinter()
+    outcome = fix_project(path, config, dry_run=dry_run, progress=progress, pr=pr, system=settings.system)
     attempt = outcome.attempt
     if as_json:
         print_json({

@@ -16,6 +16,11 @@ import typer
 from buildfixer import __version__
 from buildfixer.cli.settings import NoSandboxOpt
 
+# The build to use when a project has two (pom.xml beside build.gradle); `build` and `fix` take it.
+SystemOpt = Annotated[
+    str | None, typer.Option(help="The build to use: gradle, maven, python or npm (default: the one found).")
+]
+
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
 
 
@@ -43,7 +48,7 @@ def build(
     ] = None,
     offline: Annotated[bool, typer.Option(help="No network for the build tool.")] = False,
     cold: Annotated[bool, typer.Option(help="No daemon or reused environments; clean first.")] = False,
-    system: Annotated[str | None, typer.Option(help="Force gradle, maven, python or npm.")] = None,
+    system: SystemOpt = None,
     no_sandbox: NoSandboxOpt = False,
     patch: Annotated[
         Path | None, typer.Option(help="Build a snapshot of PATH with this patch applied (PATH untouched).")

@@ -13,7 +13,7 @@ from buildfixer.cli.curate import curate_app
 from buildfixer.cli.env import env_app
 from buildfixer.cli.exits import run
 from buildfixer.cli.export import export_app
-from buildfixer.cli.light import APP_SETTINGS, LIGHT_COMMANDS, JsonFlag, options
+from buildfixer.cli.light import APP_SETTINGS, LIGHT_COMMANDS, JsonFlag, SystemOpt, options
 from buildfixer.cli.mcp import mcp_command
 from buildfixer.cli.memory import memory_app
 from buildfixer.cli.settings import (
@@ -99,6 +99,7 @@ def fix(
         str | None,
         typer.Option(help="The base ref triage compares with (default: found).", show_default=False),
     ] = None,
+    system: SystemOpt = None,
     dry_run: Annotated[bool, typer.Option(help="Only print the patch; never change PATH.")] = False,
     pr: Annotated[
         bool,
@@ -120,6 +121,7 @@ def fix(
         max_output_tokens=max_output_tokens, model_timeout=model_timeout, seed=seed, judge_model=judge_model,
         memory_trust=memory_trust,
         jdk=jdk, timeout=timeout, offline=offline, no_sandbox=no_sandbox, no_triage=no_triage, base=base,
+        system=system,
     )  # fmt: skip
     settings = with_config_file(ctx, config_file, given)
     raise typer.Exit(fix_commands.fix_command(path, settings, trajectory, dry_run, as_json, pr))

@@ -175,6 +175,7 @@ class FixSettings(AttemptSettings):
     no_sandbox: bool
     no_triage: bool = False  # repair whatever the first build's failure is (docs/TRIAGE.md)
     base: str | None = None  # the base ref triage compares with (None: found)
+    system: str | None = None  # the build of a project that has two (None: the first found)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -66,12 +66,13 @@ def default_trajectory_path(project: Path) -> Path:
 
 def fix_project(
     project: Path, config: AttemptConfig, dry_run: bool = False, progress: Progress | None = None,
-    pr: bool = False,
+    pr: bool = False, system: str | None = None,
 ) -> FixOutcome:  # fmt: skip
     """Repair `project`: attempt in a snapshot, verdict build, copy the changes back on success.
 
     With `pr` the project's files are left alone: a repair goes on a new branch of its git
-    repository as one commit (and into a pull request when `gh` can open one).
+    repository as one commit (and into a pull request when `gh` can open one). `system` chooses
+    the build of a project that has two (see `detect_build_system`).
     """
     project = project.resolve()
     if not project.is_dir():
@@ -80,7 +81,7 @@ def fix_project(
         raise BuildfixerError("--pr and --dry-run exclude each other (--pr never changes the working tree)")
     if config.triage == "full" and config.triage_checkout is None:
         config.triage_checkout = project  # the base is found in the user's checkout, never the snapshot
-    check_usable(project, config)
+    check_usable(project, config, system)
     repository = repository_of(project) if pr else None
     if config.trajectory_path is None:
         config.trajectory_path = default_trajectory_path(project)
@@ -104,7 +105,9 @@ def fix_project(
             return workspace.diff(changed, tree=tree)
 
         # The attempt judges its repair: one removing tests or checks is never copied back.
-        attempt = run_attempt(workspace.root, config, progress, meta={"source": str(project)}, diff=repair)
+        attempt = run_attempt(
+            workspace.root, config, progress, meta={"source": str(project)}, system=system, diff=repair
+        )
         patch, changed, tree = attempt.patch, shown["changed"], shown["tree"]
         edited = attempt.edited
         remember(
@@ -134,7 +137,7 @@ def fix_project(
     )  # fmt: skip
 
 
-def check_usable(project: Path, config: AttemptConfig) -> None:
+def check_usable(project: Path, config: AttemptConfig, system: str | None = None) -> None:
     """Refuse what would fail only later, before any snapshot or build.
 
     That is: no build, a JDK that is not installed, a trajectory that cannot be written, a base
@@ -145,7 +148,7 @@ def check_usable(project: Path, config: AttemptConfig) -> None:
     Raises:
         BuildfixerError: The first problem, in one line.
     """
-    detect_build_system(project)
+    detect_build_system(project, system)
     if config.options.jdk is not None:
         find_jdk(config.options.jdk)
     if config.trajectory_path is not None:
