@@ -163,6 +163,23 @@ def test_recipes_switch_the_jdk_for_maven_jdk_level(tmp_path):
 
 
 @pytest.mark.slow
+def test_recipes_put_a_release_out_of_step_back_instead_of_switching_the_jdk(tmp_path):
+    # Release 17 made 25 in one place while source and target stay 17: a slip, not a move to Java 25.
+    project = materialize_base("maven-app", tmp_path / "project")
+    pom = project / "pom.xml"
+    levels = "".join(f"<maven.compiler.{k}>17</maven.compiler.{k}>" for k in ("source", "target"))
+    release = "<maven.compiler.release>"
+    pom.write_text(pom.read_text().replace(f"{release}17<", f"{levels}{release}25<"))
+    trajectory = str(tmp_path / "t.json")
+    proc = fix(str(project), "--model", "recipes", "--jdk", "17", "--json", "--trajectory", trajectory)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    out = json.loads(proc.stdout)
+    assert out["resolved"] and out["applied"] and out["jdk"] == 17, out["stop_reason"]
+    assert ".java-version" not in out["patch"] and "+++ b/pom.xml" in out["patch"]
+    assert "<maven.compiler.release>17</maven.compiler.release>" in pom.read_text()
+
+
+@pytest.mark.slow
 def test_the_jdk_a_repair_chose_is_pinned_in_the_diff_and_the_next_build_uses_it(tmp_path):
     newer = min((v for v in (j.version for j in discover_jdks()) if v >= 21), default=None)
     default = default_jdk()

@@ -52,6 +52,44 @@ def test_jdk_needed_at_least(
     assert repair.calls == [PlannedCall("change_java_version", {"version": expected})]
 
 
+LEVELS_POM = """<project>
+  <properties>
+    <maven.compiler.source>17</maven.compiler.source>
+    <maven.compiler.target>17</maven.compiler.target>
+  </properties>
+  <build><plugins><plugin>
+    <artifactId>maven-compiler-plugin</artifactId>
+    <configuration><release>{release}</release><testSource>17</testSource></configuration>
+  </plugin></plugins></build>
+</project>
+"""
+
+
+@pytest.mark.parametrize(
+    ("log", "levels", "expected"),
+    [
+        # One level out of step with three others: it goes back to theirs, the JDK stays.
+        ("release version 25 not supported", (25, 17), "17"),
+        ("invalid target release: 25", (25, 17), "17"),
+        # Every level says 21: the project moved to 21, so the JDK switches.
+        ("release version 21 not supported", (21, 21), None),
+    ],
+)
+def test_a_level_out_of_step_with_the_project_goes_back_to_its_level(
+    tmp_path: Path, jdks: list[Jdk], log: str, levels: tuple[int, int], expected: str | None
+) -> None:
+    release, rest = levels
+    (tmp_path / "pom.xml").write_text(LEVELS_POM.format(release=release).replace(">17<", f">{rest}<"))
+    repair = diagnose(tmp_path, failed(tmp_path, "maven", log, jdk=17), offline(tmp_path))
+    assert repair is not None and repair.recipe == "jdk-level"
+    if expected is None:
+        assert repair.calls == [PlannedCall("change_java_version", {"version": 21})], repair.calls
+        return
+    assert [call.tool for call in repair.calls] == ["replace"] and "back to 17" in repair.summary
+    apply_repair(tmp_path, repair, offline(tmp_path))
+    assert "<release>17</release>" in (tmp_path / "pom.xml").read_text()
+
+
 def test_jdk_too_new_for_gradle_picks_an_older_one(tmp_path: Path, jdks: list[Jdk]) -> None:
     (tmp_path / "build.gradle").write_text("apply plugin: 'java'\nsourceCompatibility = 1.8\n")
     wrapper = tmp_path / "gradle" / "wrapper"

@@ -3,15 +3,17 @@
 See `buildfixer.agents.recipes.diagnose` for the policy. Triggers: "release version 21 not
 supported", "Unsupported class file major version 65", "requires Java 17", Kotlin's unknown JVM
 target, Gradle's supported range, maven-enforcer's range, a source level newer JDKs dropped. The
-JDK chosen must be one the running Gradle (if any) runs on.
+JDK chosen must be one the running Gradle (if any) runs on. A level the failure names that is the
+odd one out among the project's own declarations goes back to theirs instead.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
-from buildfixer.agents.recipes.base import Evidence, PlannedCall, Repair
+from buildfixer.agents.recipes.base import Evidence, PlannedCall, Repair, edit_calls
 from buildfixer.agents.recipes.toolchains import current_jdk, gradle_java_cap, gradle_max_java
 from buildfixer.buildsys.jdk import discover_jdks, major_version
 from buildfixer.deps import manage as deps
@@ -48,25 +50,73 @@ _ENFORCER = re.compile(
 _LOWEST_RELEASE = [(9, 6), (12, 7), (20, 8)]
 
 
+_LEVEL_PATTERNS = [
+    r"<maven\.compiler\.(?:release|target|source|testRelease|testSource|testTarget)>\s*([\d.]+)",
+    r"<(?:release|target|source|testRelease|testSource|testTarget|java\.version|jdk\.version)>\s*([\d.]+)\s*<",
+    r"(?:source|target)Compatibility\s*=?\s*\(?\s*['\"]?(?:JavaVersion\.VERSION_)?([\d._]+)",
+    r"(?:jvmToolchain|JavaLanguageVersion\.of)\(\s*(\d+)",
+    r"jvmTarget\s*(?:=|\.set\()\s*['\"]?(?:JvmTarget\.JVM_)?([\d._]+)",
+]
+
+
+@dataclass(frozen=True)
+class _Level:
+    """A Java level a build file declares: where its value is written, and the value."""
+
+    file: Path
+    start: int
+    end: int
+    level: int
+
+
+def _declared_levels(project: Path) -> list[_Level]:
+    """Every Java level the build files declare (release, source, target, toolchain, JVM target)."""
+    found: list[_Level] = []
+    for path in deps.find_build_files(project, ["pom.xml", "build.gradle", "build.gradle.kts"]):
+        text = deps.read(path)
+        for pattern in _LEVEL_PATTERNS:
+            for match in re.finditer(pattern, text):
+                level = major_version(match.group(1).replace("_", "."))
+                if level is not None and 5 <= level <= 40:
+                    found.append(_Level(path, match.start(1), match.end(1), level))
+    return found
+
+
 def declared_java_level(project: Path) -> int | None:
     """The Java level the build files ask for (release/target/toolchain), at most."""
-    patterns = [
-        r"<maven\.compiler\.(?:release|target|source)>\s*([\d.]+)",
-        r"<(?:release|target|source|java\.version|jdk\.version)>\s*([\d.]+)\s*<",
-        r"(?:source|target)Compatibility\s*=?\s*\(?\s*['\"]?(?:JavaVersion\.VERSION_)?([\d._]+)",
-        r"(?:jvmToolchain|JavaLanguageVersion\.of)\(\s*(\d+)",
-        r"jvmTarget\s*(?:=|\.set\()\s*['\"]?(?:JvmTarget\.JVM_)?([\d._]+)",
-    ]
-    levels: list[int] = []
-    files = deps.find_build_files(project, ["pom.xml", "build.gradle", "build.gradle.kts"])
-    for path in files:
-        text = deps.read(path)
-        for pattern in patterns:
-            for value in re.findall(pattern, text):
-                level = major_version(value.replace("_", "."))
-                if level is not None and 5 <= level <= 40:
-                    levels.append(level)
-    return max(levels) if levels else None
+    return max((found.level for found in _declared_levels(project)), default=None)
+
+
+def _odd_level_out(ev: Evidence, need: int, current: int | None) -> Repair | None:
+    """The one level the failure names, where the project's other declarations agree on another.
+
+    `<release>25</release>` beside source, target and test levels of 17 is a slip in one place,
+    not a project that moved to Java 25: it goes back to the level the rest declares, when the
+    running JDK supports that level. (Switching the JDK would make every user need Java 25.)
+    """
+    levels = _declared_levels(ev.project)
+    odd = [found for found in levels if found.level == need]
+    rest = {found.level for found in levels if found.level != need}
+    if not odd or len(rest) != 1 or len(levels) - len(odd) <= len(odd):
+        return None
+    (agreed,) = rest
+    # 1.8 and older are written two ways (8, 1.8): not ours to guess which; and the rest must be a
+    # level this JDK compiles.
+    if agreed < 9 or (current is not None and agreed > current):
+        return None
+    with deps.staged(ev.project) as stage:
+        for found in sorted(odd, key=lambda f: (str(f.file), -f.start)):  # the last first: offsets hold
+            file, text = deps.rel(ev.project, found.file), deps.read(found.file)
+            stage.add([deps.span_edit(file, text, found.start, found.end, str(agreed))])
+        edits = stage.edits()
+    if not edits:
+        return None
+    where = ", ".join(sorted({edit.file for edit in edits}))
+    summary = (
+        f"The build asks for Java {need} in one place while the rest of the project declares "
+        f"Java {agreed}: back to {agreed} ({where})."
+    )
+    return Repair("jdk-level", summary, edit_calls(edits))
 
 
 def _enforcer_range(spec: str) -> tuple[int, int] | None:
@@ -112,6 +162,8 @@ def jdk_level(ev: Evidence) -> Repair | None:
     for pattern in _NEEDS_AT_LEAST:
         if match := pattern.search(ev.text):
             need = 9 if match.group(1) == "release" else int(match.group(1))
+            if (current or 0) < need and (restored := _odd_level_out(ev, need, current)) is not None:
+                return restored
             reason = f"needs Java {need} or newer"
             # Already new enough: the message is about something else (a toolchain, a plugin).
             choice = _pick(installed, need, 99, current, False) if (current or 0) < need else None
