@@ -134,7 +134,7 @@ def test_a_declined_fix_changes_nothing_and_builds_once(project: Path, tmp_path:
     # Nothing changed since the first build: its result is the verdict, no second build ran.
     assert len(build_logs(saved)) == 1
     assert saved["verdict"]["log_path"] == saved["meta"]["initial"]["log_path"]
-    assert "nothing changed since the last build" in proc.stderr
+    assert "verdict: the build after the last change is the verdict (not built again)" in proc.stderr
 
 
 @pytest.mark.slow

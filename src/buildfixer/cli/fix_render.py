@@ -29,7 +29,7 @@ class ProgressPrinter:
         if event == "build":
             label = {
                 "initial": "building the project as it is",
-                "verdict-reused": "verdict: nothing changed since the last build, its result stands",
+                "verdict-reused": "verdict: the build after the last change is the verdict (not built again)",
             }.get(data["phase"], "verdict build")
             if data["phase"].startswith("triage-"):
                 label = build_label(data)
