@@ -112,6 +112,21 @@ def test_a_compilers_source_echo_is_not_the_end_of_a_cut_word():
     assert len(clean_log(f"{cut}\nce android:attr/lStar not found.\n").lines[0]) > len(cut)
 
 
+def test_a_test_failure_message_on_the_lines_below_the_exception_is_kept():
+    # AssertJ and JUnit 5 put the message below the exception's name; Surefire and a bare trace alike.
+    body = (
+        "org.opentest4j.AssertionFailedError: \n\nexpected: 0\n but was: -1\n"
+        "\tat demo.UtilsTest.marksNull(UtilsTest.java:33)\n"
+    )
+    surefire = "[ERROR] demo.UtilsTest.marksNull -- Time elapsed: 0.024 s <<< FAILURE!\n" + body + "\n"
+    (error,) = maven.parse(clean_log(surefire).lines)
+    assert error.message.endswith("AssertionFailedError: expected: 0 but was: -1"), error.message
+    assert not jvmtest.parse(clean_log(surefire).lines)  # the report above names it: no second error
+    (bare,) = jvmtest.parse(clean_log("> Task :test\n" + body).lines)
+    assert bare.message == "UtilsTest failed: org.opentest4j.AssertionFailedError: expected: 0 but was: -1"
+    assert (bare.file, bare.line) == ("demo/UtilsTest.java", 33)
+
+
 def test_unwrap_is_linear_on_long_rows():
     body = "\n" + ("a." * 200_000 + "\n") * 20
     start = time.perf_counter()

@@ -49,6 +49,10 @@ _TEST_NAME_OTHER = re.compile(
 # A report line that already names the failed test (Surefire, Gradle): its parser owns the trace.
 _NAMED_ABOVE = re.compile(r"<<< (?:FAILURE|ERROR)!|\bFAILED$")
 _EXCEPTION_LOOKBACK = 4
+_MESSAGE_LOOKBACK = 8  # lines of an exception's message above its first frame
+_MAX_CAUSE = 300
+# An exception's name opening its message: `org.opentest4j.AssertionFailedError:`, `java.lang.AssertionError`.
+_EXCEPTION_NAME = re.compile(r"(?:[\w$]+\.)+[\w$]*(?:Error|Exception|Throwable|Failure)[\w$]*(?::|$)")
 _MAX_ERRORS = 20
 _SPECIFICITY = 3
 
@@ -140,12 +144,28 @@ def source_file(test_class: str | None, frame: Frame | None, extension: str = ".
 
 
 def _exception_line(lines: list[str], first_frame: int) -> int | None:
-    """Index of the exception line above a trace's first frame (`java.lang.AssertionError: ...`)."""
-    for j in range(first_frame - 1, max(-1, first_frame - 1 - _EXCEPTION_LOOKBACK), -1):
+    """Index of the exception line above a trace's first frame (`java.lang.AssertionError: ...`).
+
+    A message on lines of its own (AssertJ, JUnit 5: `AssertionFailedError:` / `expected: 0` /
+    ` but was: -1`) is passed over to the exception's name above it.
+    """
+    nearest = None
+    for j in range(first_frame - 1, max(-1, first_frame - 1 - _MESSAGE_LOOKBACK), -1):
         text = lines[j].strip()
-        if text and not text.startswith("at "):
+        if not text:
+            continue
+        if text.startswith("at "):
+            break
+        nearest = j if nearest is None else nearest
+        if _EXCEPTION_NAME.match(text):
             return j
-    return None
+    return nearest if nearest is not None and first_frame - nearest <= _EXCEPTION_LOOKBACK else None
+
+
+def _exception_told(lines: list[str], start: int, first_frame: int) -> str:
+    """The exception line and the message lines below it, on one line."""
+    told = " ".join(line.strip() for line in lines[start:first_frame] if line.strip())
+    return told[:_MAX_CAUSE]
 
 
 def parse(lines: list[str]) -> list[BuildError]:
@@ -179,7 +199,7 @@ def parse(lines: list[str]) -> list[BuildError]:
         header = lines[max(0, (start or trace_start) - 3) : start or trace_start]
         if any(_NAMED_ABOVE.search(above) for above in header):
             continue
-        cause = lines[start].strip() if start is not None else ""
+        cause = _exception_told(lines, start, trace_start) if start is not None else ""
         message = f"{frame.outer} failed: {cause}" if cause else f"{frame.outer} failed"
         errors.append(
             BuildError(

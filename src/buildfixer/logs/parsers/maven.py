@@ -153,6 +153,9 @@ def _enforcer_rule(lines: list[str], index: int) -> BuildError | None:
     return _error(message, index, 8)
 
 
+_MAX_CAUSE = 300  # characters of an exception's message kept in a failed test's error
+
+
 def _test_case(lines: list[str], index: int, match: re.Match[str]) -> BuildError:
     """A failed test from Surefire's per-test report, located at the test class's stack frame.
 
@@ -162,12 +165,19 @@ def _test_case(lines: list[str], index: int, match: re.Match[str]) -> BuildError
     """
     test_class = match.group(1) or match.group(4)
     method = match.group(2) or match.group(3)
-    cause = lines[index + 1].strip() if index + 1 < len(lines) else ""
     report = []
     for probe in lines[index + 1 : index + _MAX_REPORT]:
         if "<<< " in probe or probe.startswith("[") or probe.startswith("Tests run:"):
             break
         report.append(probe)
+    # The exception and its message, up to the first frame: AssertJ and JUnit 5 start the message
+    # on the line after the exception's name (`AssertionFailedError:` / `expected: 0` / ` but was: -1`).
+    told = []
+    for probe in report:
+        if probe.lstrip().startswith(("at ", "... ")):
+            break
+        told += [probe.strip()] if probe.strip() else []
+    cause = " ".join(told)[:_MAX_CAUSE]
     # Another test class's frame stands for an inherited test method (`BaseTest.checks`).
     frame = jvmtest.test_frame(report, test_class)
     file = jvmtest.source_file(test_class, frame)
