@@ -334,3 +334,21 @@ def test_an_unreadable_history_ends_the_run_after_the_dataset_is_written(tmp_pat
     with pytest.raises(BuildfixerError, match=r"git bundle repos/d.jsonl/calc.bundle cannot be written"):
         curated(out, repo.path, "calc", sha, cache_dir)
     assert [i.base_commit for i in load_dataset(out)] == [sha]
+
+
+def test_a_history_without_merges_says_to_name_ranges(tmp_path, cache_dir):
+    from buildfixer.curate.config import CurateConfig
+    from buildfixer.curate.run import curate
+
+    repo = Repo(tmp_path / "squashed")
+    repo.commit("one", {"package.json": '{"name": "s", "version": "1.0.0"}'})
+    repo.commit("two (#12)", {"README.md": "squashed pull request\n"})
+    config = CurateConfig(mode="human", source=str(repo.path), out=tmp_path / "d.jsonl",
+                          options=BuildOptions(cache_dir=cache_dir))  # fmt: skip
+    summary = curate(config)
+    assert summary.candidates == 0 and summary.states_built == 0
+    assert summary.notes == [
+        "no merged branch in the history to look into (squashed or rebased pull requests?): "
+        "name the commits with --ranges BASE..HEAD"
+    ]
+    assert "\nnote: no merged branch in the history" in summary.text(config.out)

@@ -199,6 +199,12 @@ def curate(config: CurateConfig, progress: Progress | None = None) -> Summary:
     skipped = summary.unreadable  # commits git cannot read, left out wherever they are met
     if config.mode == "human":
         chains = found.branch_chains(history, tip, config.limit, config.ranges, skipped)
+        if not chains and config.ranges is None:
+            # A repository that squashes or rebases its pull requests has no merged branch.
+            summary.notes.append(
+                "no merged branch in the history to look into (squashed or rebased pull requests?): "
+                "name the commits with --ranges BASE..HEAD"
+            )
         builds = _build_all(sorted({sha for chain in chains for sha in chain}), setup, workers, backend,
                             progress, summary)  # fmt: skip
         candidates = found.human_candidates(chains, builds)

@@ -44,6 +44,7 @@ class Summary:
     # How the branch commits built before the filters failed (human mode): reason -> commits. One
     # reason for most of them is the environment, not the history (Java 6 sources on JDK 17).
     failures: dict[str, int] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)  # what the user may do about an empty run
     _states: dict[str, str] = field(default_factory=dict, repr=False)
 
     @property
@@ -106,6 +107,8 @@ class Summary:
             total = sum(self.failures.values())
             reason, count = max(self.failures.items(), key=lambda item: item[1])
             text += f"\n{count} of the {total} branch commit(s) that failed to build failed so: {reason}"
+        for note in self.notes:
+            text += f"\nnote: {note}"
         if self.unreadable:
             skipped = "; ".join(f"{sha[:12]} ({why[:200]})" for sha, why in self.unreadable.items())
             text += f"\nskipped {len(self.unreadable)} commit(s) git cannot read: {skipped}"
