@@ -2,6 +2,7 @@
 
 Run: PYTHONPATH=src python benchmarks/bench_fix_declined.py [--example gradle-app/syntax-error] [--repeat 3]
      [--compare-src OTHER/src]   (also time `fix` of another version, e.g. an older commit's worktree)
+     [--on-branch]               (the project on a branch past main: triage has a base commit to build)
 
 A fix the recipes decline changes nothing, so the build it started with is its verdict: the fix
 should cost one build plus the snapshot, not two builds. Each round materializes the broken
@@ -34,9 +35,14 @@ def timed(argv: list[str], src: Path) -> float:
     return time.perf_counter() - start
 
 
-def as_git_project(example: str, dest: Path) -> Path:
+def as_git_project(example: str, dest: Path, on_branch: bool = False) -> Path:
+    """The broken example as a git project; with `on_branch`, on a branch one commit past `main`
+    (so `fix`'s triage finds a base commit that differs, which it would build)."""
     root = materialize(get_example(example), dest)
-    for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "broken"]):
+    steps = [["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-qm", "broken"]]
+    if on_branch:
+        steps += [["checkout", "-q", "-b", "feature"], ["commit", "-q", "--allow-empty", "-m", "more"]]
+    for args in steps:
         subprocess.run(["git", "-c", "user.email=b@e", "-c", "user.name=b", *args], cwd=root, check=True)
     return root
 
@@ -46,6 +52,7 @@ def main() -> None:
     parser.add_argument("--example", default="gradle-app/syntax-error")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--compare-src", type=Path, help="another version's source to time `fix` from")
+    parser.add_argument("--on-branch", action="store_true", help="a branch past main: triage has a base")
     args = parser.parse_args()
     cli = [sys.executable, "-m", "buildfixer"]
     builds: list[float] = []
@@ -62,13 +69,16 @@ def main() -> None:
             if round_no:  # the first round warms caches and daemons
                 builds.append(build_s)
             for label, src in sources.items():
-                fix_copy = as_git_project(args.example, Path(tmp) / f"f{round_no}-{len(fixes[label])}")
+                fix_copy = as_git_project(
+                    args.example, Path(tmp) / f"f{round_no}-{len(fixes[label])}", args.on_branch
+                )
                 fix_s = timed([*cli, "fix", str(fix_copy), "--model", "recipes"], src)
                 shutil.rmtree(fix_copy, ignore_errors=True)
                 if round_no:
                     fixes[label].append(fix_s)
     build = statistics.median(builds)
-    print(f"{args.example}, {args.repeat} rounds, medians, warm caches")
+    where = ", on a branch past main" if args.on_branch else ""
+    print(f"{args.example}{where}, {args.repeat} rounds, medians, warm caches")
     print(f"  one build                  : {build:6.1f} s")
     for label, times in fixes.items():
         fix = statistics.median(times)
