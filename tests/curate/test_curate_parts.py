@@ -104,6 +104,10 @@ def test_file_kinds():
     assert is_build_file("gradle/libs.versions.toml") and not is_build_file("src/libs.versions.toml")
     assert is_source_file("src/main/java/A.java") and not is_source_file("README.md")
     assert not is_source_file("pom.xml") and not is_source_file("docs/logo.png")
+    # CI and tool settings are no source: a commit with only those beside its pom is no dependency candidate.
+    for settings in (".github/workflows/ci.yml", ".mvn/nullaway.jvm.config", "Jenkinsfile", ".idea/misc.xml"):
+        assert not is_source_file(settings), settings
+    assert is_source_file("src/main/resources/application.yml") and is_source_file("tools/Jenkinsfile")
 
 
 def test_size_limits_and_tiers():

@@ -19,12 +19,23 @@ from buildfixer.curate.history import History, is_build_file
 MODES = ("human", "dependency", "llm")
 _DOC_NAME = re.compile(r"(?i)(readme|changelog|changes|history|license|notice|authors|contributing)(\.\w+)?$")
 _DOC_SUFFIXES = (".md", ".rst", ".txt", ".adoc", ".png", ".jpg", ".svg", ".gif")
+_CI_FILES = {"Jenkinsfile", "azure-pipelines.yml", "appveyor.yml", "codecov.yml", "bitbucket-pipelines.yml",
+             "cloudbuild.yaml", "renovate.json", "netlify.toml", "vercel.json"}  # fmt: skip
 
 
 def is_source_file(path: str) -> bool:
-    """A file of the program itself: not a build file, not documentation or an image."""
-    name = path.rsplit("/", 1)[-1]
-    if is_build_file(path) or _DOC_NAME.match(name) or name.startswith("."):
+    """A file of the program itself: not a build file, documentation, an image, or CI and tool settings.
+
+    Anything under a hidden folder (`.github/workflows/ci.yml`, `.mvn/jvm.config`, `.idea/`) or a CI
+    system's file at the root (`Jenkinsfile`) is the machinery around the program: a commit that
+    changes only such files beside its build files is no dependency candidate (reverting its build
+    files cannot break code it never changed).
+    """
+    parts = path.split("/")
+    name = parts[-1]
+    if is_build_file(path) or _DOC_NAME.match(name) or any(part.startswith(".") for part in parts):
+        return False
+    if len(parts) == 1 and name in _CI_FILES:
         return False
     return not name.lower().endswith(_DOC_SUFFIXES)
 
