@@ -112,3 +112,27 @@ def test_directory_property_is_located_where_it_is_set(tmp_path: Path) -> None:
     locate_in_project([java, sdk], WorkspaceFiles(tmp_path))
     assert (java.file, java.line) == ("android/gradle.properties", 2)
     assert (sdk.file, sdk.line) == ("android/local.properties", 2)
+
+
+def test_a_feature_above_the_java_level_is_the_levels_declaration(tmp_path: Path) -> None:
+    # javac reports it where the code uses the feature; the level (written 1.8 for -source 8) is the cause.
+    from buildfixer.logs.analyze import analyze_text
+
+    level = "    <maven.compiler.source>1.8</maven.compiler.source>\n"
+    (tmp_path / "pom.xml").write_text(f"<project>\n  <properties>\n{level}  </properties>\n</project>\n")
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "Range.java").write_text("class Range {}\n")
+    log = (
+        "[ERROR] COMPILATION ERROR : \n"
+        f"[ERROR] {tmp_path}/src/Parser.java:[91,21] '.class' expected\n"
+        f"[ERROR] {tmp_path}/src/Range.java:[100,16] switch expressions are not supported in -source 8\n"
+        "  (use -source 14 or higher to enable switch expressions)\n"
+        "[INFO] BUILD FAILURE\n"
+    )
+    analysis = analyze_text(log)
+    root = analysis.errors[0]
+    assert (root.category, analysis.category) == ("configuration", "configuration"), analysis.errors
+    locate_in_project(analysis.errors, WorkspaceFiles(tmp_path))
+    assert (root.file, root.line) == ("pom.xml", 3)
+    # The plain code error stays where it is.
+    assert analysis.errors[1].message == "'.class' expected" and analysis.errors[1].line == 91

@@ -79,9 +79,12 @@ _PIP_SPEC = re.compile(
     r"requirement ([A-Za-z][\w.-]*)\s*(?:[=<>!~]=?)\s*([\w.*+-]+)|found for ([A-Za-z][\w.-]*)=="
 )
 _JAVA_LEVEL = re.compile(
-    r"(?:release version|invalid (?:source|target) release:?|requires (?:Java|JDK) (?:version )?)\s*(\d+)",
+    r"(?:release version|invalid (?:source|target) release:?|requires (?:Java|JDK) (?:version )?"
+    r"|not supported in -(?:source|release) (?:1\.)?)\s*(\d+)",
     re.IGNORECASE,
 )
+# A feature above the level compiled for, reported where the code uses it: the level is the cause.
+_LEVEL_TOO_LOW = re.compile(r"not supported in -(?:source|release) \d")
 _CLASS_FILE = re.compile(r"class file (?:major )?version (\d{2})")
 # (A property named for the JDK holds the level too: `<version.jdk>21</version.jdk>`, `jdkVersion = 21`.)
 _JAVA_LEVEL_LINE = re.compile(
@@ -285,9 +288,11 @@ def _locate_build_cause(error: BuildError, files: dict[str, list[str]]) -> tuple
     if level or class_file:
         # Class file major version N is Java N - 44 (65 -> 21).
         version = level.group(1) if level else str(int(class_file.group(1)) - 44)  # type: ignore[union-attr]
+        # 8 and below are also written 1.8.
+        written = rf"(?:(?<![\d.])|(?<![\d.])1\.){version}" if int(version) <= 8 else rf"(?<![\d.]){version}"
         for rel, lines in files.items():
             for number, text in enumerate(lines, 1):
-                if re.search(rf"(?<![\d.]){version}(?![\d])", text) and _JAVA_LEVEL_LINE.search(text):
+                if re.search(rf"{written}(?![\d])", text) and _JAVA_LEVEL_LINE.search(text):
                     return rel, number
     # The project's own coordinate ("for project com.x:app:jar:1.0") is not the one to fix.
     coordinates = [
@@ -390,6 +395,12 @@ def locate_in_project(errors: list[BuildError], project: ProjectFiles) -> None:
     files = {rel: _lines(project, rel) for rel in build_files(project)}  # read once, searched many times
     index: list[str] | None = None
     for error in errors:
+        # A feature above the level: the code that uses it is where it showed, the level's declaration
+        # is the cause.
+        level_low = error.category == "configuration" and _LEVEL_TOO_LOW.search(error.message)
+        if level_low and (found := _locate_build_cause(error, files)):
+            error.file, error.line = found
+            continue
         # Parsers name pyproject.toml; the range may be declared in setup.cfg or setup.py.
         if (
             error.line is None

@@ -152,6 +152,7 @@ _CONFIG_SPECIFIC = _rx(
     r"Could not find any Visual Studio installation|\bfind VS\b",
     r"release version \d+ not supported",
     r"(?:Source|Target) option \S+ is no longer supported",
+    r"not supported in -(?:source|release) \d",  # a feature above the level compiled for
     r"Unsupported class file major version",
     r"Setting a Security Manager is not supported",  # an old tool on JDK 24+
     r"class file (?:has wrong )?version \d+",

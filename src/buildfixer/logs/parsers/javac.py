@@ -103,6 +103,11 @@ _CLASS_FILE_DETAIL = re.compile(
 _MAX_DETAILS = 3
 _SPECIFICITY_LOCATED = 10
 _SPECIFICITY_GLOBAL = 8
+# A language feature above the Java level the build compiles for (`switch expressions are not
+# supported in -source 8`): the level is the cause, and the parse errors around it (`'.class'
+# expected` where a record starts) are its consequences, so this one ranks first.
+LEVEL_TOO_LOW = re.compile(r"not supported in -(?:source|release) (?:1\.)?(\d+)")
+_SPECIFICITY_LEVEL = _SPECIFICITY_LOCATED + 1
 
 
 def _details(lines: list[str], start: int) -> tuple[list[str], int | None]:
@@ -180,7 +185,7 @@ def _located(message: str, file: str, line: int, column: int | None, index: int,
         line=line,
         column=column,
         log_line=index,
-        specificity=_SPECIFICITY_LOCATED,
+        specificity=_SPECIFICITY_LEVEL if LEVEL_TOO_LOW.search(message) else _SPECIFICITY_LOCATED,
     )
 
 
