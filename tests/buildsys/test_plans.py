@@ -208,6 +208,8 @@ def test_pnpm_and_yarn_projects_go_through_corepack(tmp_path: Path) -> None:
         pytest.skip("corepack is not installed")
     assert plan.steps[0].argv[1:3] == ["enable", "--install-directory"]
     assert plan.steps[1].argv[0].endswith("/pnpm") and "--frozen-lockfile" in plan.steps[1].argv
+    # Never a question before purging a node_modules made elsewhere: no terminal would answer it.
+    assert "--config.confirmModulesPurge=false" in plan.steps[1].argv
     assert plan.command[0].endswith("/pnpm") and plan.command[1:] == ["test"]
     assert plan.env["COREPACK_HOME"].startswith(str(tmp_path / "cache"))
     assert plan.env["COREPACK_ENABLE_AUTO_PIN"] == "0"  # never edits package.json

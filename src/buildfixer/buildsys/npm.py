@@ -182,6 +182,10 @@ def _corepack_plan(
     install = [*run, "install"]
     if manager == "pnpm":
         install += ["--frozen-lockfile", "--store-dir", str(options.shared_cache("pnpm-store"))]
+        # A node_modules pnpm did not make here (moved, copied, another store) makes it ask before
+        # purging; with no terminal to answer, it exits 0 without installing (the build then runs
+        # on whatever node_modules held: a false success) or waits forever. It never asks now.
+        install.append("--config.confirmModulesPurge=false")
     if options.offline:
         install.append("--offline")
     return enable, run, install, env
