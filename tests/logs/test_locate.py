@@ -136,3 +136,25 @@ def test_a_feature_above_the_java_level_is_the_levels_declaration(tmp_path: Path
     assert (root.file, root.line) == ("pom.xml", 3)
     # The plain code error stays where it is.
     assert analysis.errors[1].message == "'.class' expected" and analysis.errors[1].line == 91
+
+
+def test_a_pnpm_lockfile_out_of_step_names_the_dependency_to_look_at(tmp_path: Path) -> None:
+    from buildfixer.logs.analyze import analyze_text
+
+    dev = '  "devDependencies": {\n    "jest": "29.7.0",\n    "ts-jest": "29.99.0"\n  }\n'
+    manifest = '{\n  "name": "ms",\n' + dev + "}\n"
+    (tmp_path / "package.json").write_text(manifest)
+    log = (
+        "$ pnpm install --frozen-lockfile\n"
+        ' ERR_PNPM_OUTDATED_LOCKFILE  Cannot install with "frozen-lockfile" because pnpm-lock.yaml '
+        "is not up to date with <ROOT>/package.json\n\n"
+        "Note that in CI environments this setting is true by default.\n\n"
+        "  Failure reason:\n  specifiers in the lockfile don't match specifiers in package.json:\n"
+        "* 1 dependencies are mismatched:\n  - ts-jest (lockfile: 29.4.0, manifest: 29.99.0)\n\n"
+    )
+    analysis = analyze_text(log)
+    root = analysis.errors[0]
+    assert root.category == "library_unavailable" and root.tool == "pnpm", analysis.errors
+    assert "- ts-jest (lockfile: 29.4.0, manifest: 29.99.0)" in root.message
+    locate_in_project(analysis.errors, WorkspaceFiles(tmp_path))
+    assert (root.file, root.line) == ("package.json", 5)

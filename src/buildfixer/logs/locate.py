@@ -67,6 +67,9 @@ _NPM_PACKAGE = (
     re.compile(r"versions for \"(?P<name>@?[\w.-]+(?:/[\w.-]+)?)\" that matches \"(?P<range>[^\"]*)\""),
     re.compile(r"Couldn't find package \"(?P<name>@?[\w.-]+(?:/[\w.-]+)?)(?:@(?P<range>[^\"]*))?\""),
     re.compile(r"404 Not Found - GET (?P<url>https?://\S+)"),
+    # pnpm's lockfile out of step: `- ts-jest (lockfile: 29.4.0, manifest: 29.99.0)`, `were added: x@^1`.
+    re.compile(r"- (?P<name>@?[\w.-]+(?:/[\w.-]+)?) \(lockfile: [^,]*, manifest: (?P<range>[^)\s]*)\)"),
+    re.compile(r"dependenc(?:y|ies) (?:were|was) added: (?P<name>@?[\w.-]+(?:/[\w.-]+)?)@(?P<range>\S+)"),
 )
 # The sections of package.json whose keys are packages: a package's own line is its key there, not
 # the first mention of its name (a script of the same name, `"lint": "eslint"`).

@@ -278,6 +278,31 @@ def _node_error(lines: list[str], index: int, found: re.Match[str]) -> BuildErro
     )
 
 
+# What pnpm lists below a lockfile out of step: its reason, the counts, one dependency per line.
+_PNPM_DETAIL = re.compile(
+    r"^\s*(?:Failure reason:|specifiers in the lockfile|\* \d+ dependenc(?:y|ies) (?:are|is|were|was) \w+"
+    r"|- @?[\w.-]+(?:/[\w.-]+)? \(lockfile:)"
+)
+_PNPM_DETAIL_LINES = 12
+_PNPM_MAX_MESSAGE = 500
+
+
+def _pnpm_lockfile(lines: list[str], index: int) -> BuildError:
+    """A pnpm lockfile out of step with package.json, with the dependencies pnpm names below it.
+
+    `* 1 dependencies are mismatched:` / `- ts-jest (lockfile: 29.4.0, manifest: 29.99.0)` and
+    `* 1 dependencies were added: x@^1.0.0` say which declaration to look at (`logs.locate`).
+    """
+    told = [lines[index].strip()]
+    for text in lines[index + 1 : index + _PNPM_DETAIL_LINES]:
+        if _PNPM_DETAIL.match(text):
+            told.append(text.strip())
+        elif told[1:] and not text.strip():
+            break
+    message = " ".join(told)[:_PNPM_MAX_MESSAGE]
+    return BuildError(message, classify(message, "pnpm"), "pnpm", log_line=index, specificity=9)
+
+
 def parse(lines: list[str]) -> list[BuildError]:
     """Find npm, tsc, Node.js and test-runner errors in a cleaned log.
 
@@ -302,6 +327,8 @@ def parse(lines: list[str]) -> list[BuildError]:
             category = "configuration" if name in _SYSTEM_TOOLS else "library_unavailable"
             message = text.strip().lstrip("> ")
             errors.append(BuildError(message, category, "npm", log_line=index, specificity=8))
+        elif "ERR_PNPM_OUTDATED_LOCKFILE" in text or "ERR_PNPM_LOCKFILE_CONFIG_MISMATCH" in text:
+            errors.append(_pnpm_lockfile(lines, index))
         elif " error TS" in text or "error TS" in text[:12]:
             found = _TSC_LOCATED.match(text) or _TSC_GLOBAL.match(text)
             if found:
@@ -330,6 +357,7 @@ def parse(lines: list[str]) -> list[BuildError]:
 PARSER = Parser(
     name="npm",
     triggers=(
+        "ERR_PNPM_",
         "npm ERR!",
         "npm error",
         "command not found",
