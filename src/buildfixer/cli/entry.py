@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from buildfixer.cli.exits import run
+from buildfixer.cli.exits import run_command_line
 
 # Run through `cli.light` alone when named first (`buildfixer build ...`); anything else (a global
 # option first, `--help`, another command) gets the full command line.
@@ -16,8 +16,8 @@ def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] in _LIGHT:
         from buildfixer.cli.light import light_app
 
-        run(light_app())
+        run_command_line(light_app())
     else:
         from buildfixer.cli.main import app
 
-        run(app)
+        run_command_line(app)

@@ -21,7 +21,7 @@ def _terminated(signum: int, frame: object) -> None:
     raise SystemExit(128 + signum)
 
 
-def run(app: typer.Typer) -> None:
+def run_command_line(app: typer.Typer) -> None:
     """Run a command line: bad usage or input is one line on stderr and exit code 2, never a traceback.
 
     Click's own usage errors (an unknown option, a value of the wrong type, a missing argument)

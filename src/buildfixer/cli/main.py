@@ -11,7 +11,7 @@ from buildfixer.agents.recipes import RECIPES
 from buildfixer.cli.bench import bench_app
 from buildfixer.cli.curate import curate_app
 from buildfixer.cli.env import env_app
-from buildfixer.cli.exits import run
+from buildfixer.cli.exits import run_command_line
 from buildfixer.cli.export import export_app
 from buildfixer.cli.light import APP_SETTINGS, LIGHT_COMMANDS, JsonFlag, SystemOpt, options
 from buildfixer.cli.mcp import mcp_command
@@ -167,7 +167,7 @@ app.add_typer(view_app, name="view")
 
 def main() -> None:
     """The full command line (`cli.entry.main` is the console entry point, which starts light)."""
-    run(app)
+    run_command_line(app)
 
 
 if __name__ == "__main__":
