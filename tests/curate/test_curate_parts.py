@@ -26,6 +26,7 @@ from buildfixer.curate.filters import (
     check_builds,
     check_fails,
     check_size,
+    check_span,
     make_instance,
     signature,
 )
@@ -97,6 +98,12 @@ def test_human_candidates_pair_each_failure_with_the_next_building_commit():
     found = human_candidates([chain], {"a": False, "b": True, "c": False, "d": True})
     assert [(c.commit, c.good) for c in found] == [("a", "b"), ("c", "d")]
     assert human_candidates([chain], {"a": False, "b": True, "c": False, "d": False}) == []  # head fails
+    # How far each failure's fix is: a fix several commits on carries the work between (size).
+    far = human_candidates([chain], {"a": False, "b": False, "c": False, "d": True})
+    assert [(c.commit, c.good, c.span) for c in far] == [("a", "d", 3), ("b", "d", 2), ("c", "d", 1)]
+    check_span(3, SizeLimits())
+    with pytest.raises(Rejected, match="the fix is 4 commits after the failure"):
+        check_span(4, SizeLimits())
 
 
 def test_file_kinds():

@@ -372,6 +372,7 @@ CASES: dict[str, list[str]] = {
     "curate: max-files 0": [*HUMAN, "--max-files", "0"],
     "curate: max-lines negative": [*HUMAN,
                                    "--max-lines", "-1"],
+    "curate: max-commits 0": [*HUMAN, "--max-commits", "0"],
     "curate: jdk 0": [*HUMAN, "--jdk", "0"],
     "curate: jdk not installed": [*HUMAN, "--jdk", "4"],
     "curate: timeout 0": [*HUMAN, "--timeout", "0"],

@@ -51,6 +51,9 @@ def human(
     ranges: Annotated[
         Path | None, typer.Option(help="File of BASE..HEAD PR ranges instead of merges.")
     ] = None,
+    max_commits: Annotated[
+        int, typer.Option(help="Largest fix kept: commits from the failure to the first that builds.")
+    ] = 3,
     rev: RevOpt = "HEAD",
     limit: LimitOpt = None,
     workers: WorkersOpt = None,
@@ -72,7 +75,7 @@ def human(
     from buildfixer.cli import curate_commands  # lazy: curation imports pydantic and the harness
 
     curate_commands.mine(curate_commands.CurateSettings(
-        mode="human", repo=repo, out=out, ranges=ranges,
+        mode="human", repo=repo, out=out, ranges=ranges, max_commits=max_commits,
         rev=rev, limit=limit, workers=workers, backend=backend, repeats=repeats, max_files=max_files,
         max_lines=max_lines, jdk=jdk, name=name, system=system, build_command=build_command, timeout=timeout,
         as_of=as_of, build_cache=build_cache, no_sandbox=no_sandbox,

@@ -82,6 +82,7 @@ class CurateSettings:
     build_cache: Path | None
     no_sandbox: bool
     ranges: Path | None = None
+    max_commits: int = 3  # human mode: the fix at most this many commits after the failure
     model: str | None = None
     notes: Path | None = None
 
@@ -101,7 +102,8 @@ def curate_config(settings: CurateSettings) -> CurateConfig:
         mode=settings.mode, source=settings.repo, out=settings.out, rev=settings.rev, limit=settings.limit,
         ranges=read_ranges(settings.ranges) if settings.ranges else None, model=settings.model,
         notes=read_notes(settings.notes) if settings.notes else None, options=options,
-        limits=SizeLimits(settings.max_files, settings.max_lines), repeats=settings.repeats,
+        limits=SizeLimits(settings.max_files, settings.max_lines, settings.max_commits),
+        repeats=settings.repeats,
         as_of=settings.as_of, workers=settings.workers, backend=settings.backend,
         build_cache=settings.build_cache, system=settings.system, name=settings.name,
     )  # fmt: skip

@@ -51,6 +51,7 @@ class Candidate:
         good: The state that builds (the fix).
         bad: The failing state, or None until it is made (llm).
         order: Position in history, oldest first; earlier candidates win duplicates.
+        span: Commits from the failing state to the good one (human mode; 1: the next commit).
     """
 
     key: str
@@ -59,6 +60,7 @@ class Candidate:
     good: str
     bad: str | None
     order: int
+    span: int = 1
 
 
 def read_ranges(path: Path) -> list[tuple[str, str]]:
@@ -113,9 +115,10 @@ def human_candidates(chains: list[list[str]], builds: dict[str, bool]) -> list[C
         for index, sha in enumerate(chain[:-1]):
             if builds.get(sha, True):
                 continue
-            good = next(later for later in chain[index + 1 :] if builds.get(later))
+            later = chain[index + 1 :]
+            span, good = next((n, commit) for n, commit in enumerate(later, 1) if builds.get(commit))
             if sha not in found:
-                found[sha] = Candidate(f"human-{sha[:12]}", "human", sha, good, sha, order)
+                found[sha] = Candidate(f"human-{sha[:12]}", "human", sha, good, sha, order, span)
                 order += 1
     return list(found.values())
 

@@ -113,6 +113,7 @@ class CurateConfig(BaseModel):
             check_number("--limit", self.limit, whole=True, low=1, high=MAX_LIMIT)
         check_number("--max-files", self.limits.max_files, whole=True, low=1, high=MAX_FIX_FILES)
         check_number("--max-lines", self.limits.max_lines, whole=True, low=1, high=MAX_FIX_LINES)
+        check_number("--max-commits", self.limits.max_commits, whole=True, low=1, high=MAX_FIX_LINES)
         check_seconds("--timeout", self.options.timeout_s)
         check_jdk(self.options.jdk)
 

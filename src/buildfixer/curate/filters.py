@@ -38,10 +38,16 @@ class Rejected(Exception):
 
 @dataclass
 class SizeLimits:
-    """Size limits of a fix (the gold patch)."""
+    """Size limits of a fix (the gold patch).
+
+    `max_commits` (human mode): how far after the failing commit the first one that builds may be.
+    Further on, the diff to it carries the work of the commits between (25 files around a fix of
+    a few lines), which no repair is expected to reproduce.
+    """
 
     max_files: int = 50
     max_lines: int = 2000
+    max_commits: int = 3
 
 
 @dataclass
@@ -70,6 +76,12 @@ def check_size(patch: str, limits: SizeLimits) -> tuple[int, int]:
             "size", f"{files} files / {lines} lines changed (limits {limits.max_files} / {limits.max_lines})"
         )
     return files, lines
+
+
+def check_span(span: int, limits: SizeLimits) -> None:
+    """Rejected (size) when the fix is more than `max_commits` commits after the failure."""
+    if span > limits.max_commits:
+        raise Rejected("size", f"the fix is {span} commits after the failure (limit {limits.max_commits})")
 
 
 def check_applies(history: History, commit: str, patch: str) -> None:

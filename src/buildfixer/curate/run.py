@@ -132,6 +132,8 @@ def evaluate(candidate: Candidate, setup: Setup) -> Outcome:
             bad = _reimplemented(candidate, setup, history)
         elif candidate.mode == "dependency":
             bad = found.revert_build_files(history, candidate.commit)
+        else:
+            filters.check_span(candidate.span, setup.limits)  # before any build of its own
         assert bad is not None
         if as_of and setup.system in JVM_SYSTEMS:
             bad, good = (
