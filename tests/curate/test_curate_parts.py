@@ -363,3 +363,13 @@ def test_a_history_without_merges_says_to_name_ranges(tmp_path, cache_dir):
         "name the commits with --ranges BASE..HEAD"
     ]
     assert "\nnote: no merged branch in the history" in summary.text(config.out)
+
+
+def test_a_cached_build_is_of_one_analyzer(monkeypatch):
+    # A record holds the category the analyzer read: another analyzer's records are no cache hits.
+    from buildfixer.curate import builds
+
+    now = builds.toolchain("python", None)
+    assert f"analysis {builds.analysis_fingerprint()}" in now
+    monkeypatch.setattr(builds, "analysis_fingerprint", lambda: "another")
+    assert builds.toolchain("python", None) != now

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from buildfixer import __version__
+from buildfixer import logs as logs_package
 from buildfixer.bench.rundir import write_atomic
 from buildfixer.buildsys.analyzed import build_and_analyze
 from buildfixer.buildsys.options import BuildOptions
@@ -107,9 +108,27 @@ def _file_stamp(path: str) -> str:
     return f"{real}:{stat.st_size}:{int(stat.st_mtime)}"
 
 
+@functools.cache
+def analysis_fingerprint() -> str:
+    """A digest of the log analyzer's code: a cached result holds the errors and category it read.
+
+    A changed analyzer reads a log differently (a Java level too low is `configuration` now, not
+    `syntax`): its records are not the cache's, or a dataset would record the old category and
+    `bench validate`, which reads with the new one, would call its instance invalid.
+    """
+    digest = hashlib.sha256()
+    for path in sorted(Path(logs_package.__file__).parent.rglob("*.py")):
+        digest.update(path.relative_to(Path(logs_package.__file__).parent).as_posix().encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
 def toolchain(system: str, jdk: int | None) -> str:
-    """A fingerprint of the programs a build of `system` runs with (JDK included for JVM builds)."""
-    parts = [f"buildfixer {__version__}", system]
+    """A fingerprint of what a build of `system` is made and read with.
+
+    The programs it runs (the JDK too for JVM builds) and the analyzer that reads its log.
+    """
+    parts = [f"buildfixer {__version__}", f"analysis {analysis_fingerprint()}", system]
     for name in _TOOLS.get(system, ()):
         found = executable(name)
         parts.append(_file_stamp(found) if found else f"{name}:none")
