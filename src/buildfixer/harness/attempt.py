@@ -228,8 +228,10 @@ def triage_first(
     if config.triage == "off" or initial.ok:
         return None
     full = config.triage == "full"
-    found_base, note = None, "" if base else "not built: the repair declines this failure at once"
-    if full and base and config.triage_checkout is not None:
+    found_base, note = None, ""
+    if full and not base:
+        note = "not built: the repair declines this failure at once"
+    elif full and config.triage_checkout is not None:
         try:
             found_base, note = find_base(config.triage_checkout, config.triage_base)
         except BuildfixerError as exc:  # the callers check a given base before building: a race at worst
