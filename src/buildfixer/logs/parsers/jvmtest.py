@@ -50,7 +50,7 @@ _TEST_NAME_OTHER = re.compile(
 _NAMED_ABOVE = re.compile(r"<<< (?:FAILURE|ERROR)!|\bFAILED$")
 _EXCEPTION_LOOKBACK = 4
 _MESSAGE_LOOKBACK = 8  # lines of an exception's message above its first frame
-_MAX_CAUSE = 300
+_MAX_CAUSE = 300  # characters of an exception's message kept in a failed test's error
 # An exception's name opening its message: `org.opentest4j.AssertionFailedError:`, `java.lang.AssertionError`.
 _EXCEPTION_NAME = re.compile(r"(?:[\w$]+\.)+[\w$]*(?:Error|Exception|Throwable|Failure)[\w$]*(?::|$)")
 _MAX_ERRORS = 20
@@ -162,10 +162,18 @@ def _exception_line(lines: list[str], first_frame: int) -> int | None:
     return nearest if nearest is not None and first_frame - nearest <= _EXCEPTION_LOOKBACK else None
 
 
-def _exception_told(lines: list[str], start: int, first_frame: int) -> str:
-    """The exception line and the message lines below it, on one line."""
-    told = " ".join(line.strip() for line in lines[start:first_frame] if line.strip())
-    return told[:_MAX_CAUSE]
+def exception_told(lines: list[str]) -> str:
+    """An exception's line and the message lines below it up to its first frame, on one line.
+
+    AssertJ and JUnit 5 start the message on the line after the exception's name
+    (`AssertionFailedError:` / `expected: 0` / ` but was: -1`).
+    """
+    told: list[str] = []
+    for line in lines:
+        if line.lstrip().startswith(("at ", "... ")):
+            break
+        told += [line.strip()] if line.strip() else []
+    return " ".join(told)[:_MAX_CAUSE]
 
 
 def parse(lines: list[str]) -> list[BuildError]:
@@ -199,7 +207,7 @@ def parse(lines: list[str]) -> list[BuildError]:
         header = lines[max(0, (start or trace_start) - 3) : start or trace_start]
         if any(_NAMED_ABOVE.search(above) for above in header):
             continue
-        cause = _exception_told(lines, start, trace_start) if start is not None else ""
+        cause = exception_told(lines[start:trace_start]) if start is not None else ""
         message = f"{frame.outer} failed: {cause}" if cause else f"{frame.outer} failed"
         errors.append(
             BuildError(

@@ -153,9 +153,6 @@ def _enforcer_rule(lines: list[str], index: int) -> BuildError | None:
     return _error(message, index, 8)
 
 
-_MAX_CAUSE = 300  # characters of an exception's message kept in a failed test's error
-
-
 def _test_case(lines: list[str], index: int, match: re.Match[str]) -> BuildError:
     """A failed test from Surefire's per-test report, located at the test class's stack frame.
 
@@ -170,14 +167,7 @@ def _test_case(lines: list[str], index: int, match: re.Match[str]) -> BuildError
         if "<<< " in probe or probe.startswith("[") or probe.startswith("Tests run:"):
             break
         report.append(probe)
-    # The exception and its message, up to the first frame: AssertJ and JUnit 5 start the message
-    # on the line after the exception's name (`AssertionFailedError:` / `expected: 0` / ` but was: -1`).
-    told = []
-    for probe in report:
-        if probe.lstrip().startswith(("at ", "... ")):
-            break
-        told += [probe.strip()] if probe.strip() else []
-    cause = " ".join(told)[:_MAX_CAUSE]
+    cause = jvmtest.exception_told(report)
     # Another test class's frame stands for an inherited test method (`BaseTest.checks`).
     frame = jvmtest.test_frame(report, test_class)
     file = jvmtest.source_file(test_class, frame)
