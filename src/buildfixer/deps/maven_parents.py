@@ -79,13 +79,23 @@ def lineage(pom: Path, repositories: list[Path]) -> list[str]:
     return texts
 
 
-def inherited_properties(pom: Path, repositories: list[Path], profiles: bool = True) -> dict[str, str]:
-    """The properties a pom has: its own, then its parents' (the nearest definition wins)."""
+def _merged_properties(texts: list[str], profiles: bool = True) -> dict[str, str]:
+    """The properties of poms nearest first: the nearest definition of each wins."""
     found: dict[str, str] = {}
-    for text in lineage(pom, repositories):
+    for text in texts:
         for key, value in pom_properties(text, profiles).items():
             found.setdefault(key, value)
     return found
+
+
+def inherited_properties(pom: Path, repositories: list[Path], profiles: bool = True) -> dict[str, str]:
+    """The properties a pom has: its own, then its parents' (the nearest definition wins)."""
+    return _merged_properties(lineage(pom, repositories), profiles)
+
+
+def inherited_value(reference: str, pom: Path, repositories: list[Path]) -> str | None:
+    """What a `${key}` reference written in `pom` stands for through its parents (None: undefined)."""
+    return resolve(reference, inherited_properties(pom, repositories))
 
 
 def resolve(value: str, properties: dict[str, str]) -> str | None:
@@ -131,10 +141,7 @@ def managed_version(pom: Path, repositories: list[Path], name: str) -> str | Non
     """
     group, _, artifact = name.partition(":")
     texts = lineage(pom, repositories)
-    properties: dict[str, str] = {}
-    for text in texts:
-        for key, value in pom_properties(text).items():
-            properties.setdefault(key, value)
+    properties = _merged_properties(texts)
     imports: list[tuple[str, str, str]] = []
     for text in texts:
         for g, a, version, scope in _management(text):

@@ -22,7 +22,7 @@ from buildfixer.core.file_kinds import is_test
 from buildfixer.deps import manage as deps
 from buildfixer.deps.caches import maven_repositories
 from buildfixer.deps.jars import pom_dependencies
-from buildfixer.deps.maven_parents import inherited_properties, managed_version, resolve
+from buildfixer.deps.maven_parents import inherited_value, managed_version
 from buildfixer.deps.package_index import (
     Artifact,
     artifact_for_module,
@@ -189,7 +189,7 @@ def _jvm_version(
         sources.append((locked, locked, "as the Gradle lockfile has it"))
     if past is not None and past.startswith("${") and ev.system == "maven":
         # Written through a property a parent defines: the same reference, when it still resolves.
-        value = resolve(past, inherited_properties(pom, repositories))
+        value = inherited_value(past, pom, repositories)
         if value is not None:
             sources.append((value, past, f"as the project's git history wrote it ({past} = {value})"))
     elif past is not None and "$" not in past:

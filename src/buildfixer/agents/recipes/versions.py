@@ -15,7 +15,7 @@ from buildfixer.agents.recipes.history import past_jvm_declaration
 from buildfixer.buildsys.index_pages import normalize_dist
 from buildfixer.deps import manage as deps
 from buildfixer.deps.caches import maven_repositories
-from buildfixer.deps.maven_parents import inherited_properties, resolve
+from buildfixer.deps.maven_parents import inherited_value
 from buildfixer.deps.registry import available_versions
 from buildfixer.deps.versions import nearest_version
 
@@ -158,8 +158,7 @@ def _as_written_before(ev: Evidence, decl: deps.Declaration, name: str, requeste
     if past is None or not past[1].startswith("${"):
         return chosen
     pom = ev.project / decl.file
-    value = resolve(past[1], inherited_properties(pom, maven_repositories(ev.options)))
-    return past[1] if value == chosen else chosen
+    return past[1] if inherited_value(past[1], pom, maven_repositories(ev.options)) == chosen else chosen
 
 
 def _version_plan(
