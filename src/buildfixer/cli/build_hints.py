@@ -23,9 +23,7 @@ _BEFORE_THE_CODE = {"configuration", "library_unavailable", "other"}
 
 
 def build_hints(result: BuildResult, project: Path, options: BuildOptions, system: str | None) -> list[str]:
-    """Hints for a failed build; none for one that succeeded or ran with the options they would give."""
-    if result.ok or result.status == "error":
-        return []
+    """Hints for a failed build (not an error of buildfixer's); none for options the user already gave."""
     hints: list[str] = []
     if options.jdk is None and (jdk := _installed_jdk_asked_for(result, project, options)) is not None:
         hints.append(f"the failure asks for JDK {jdk}, which is installed: retry with --jdk {jdk}")

@@ -62,6 +62,14 @@ class BuildRecord:
         """`status` or `status/category`: what must be the same in every repeat."""
         return grading.build_outcome(self)
 
+    @property
+    def how_failed(self) -> str:
+        """A failure in a line: its category and first error (`configuration: Source option 6 ...`)."""
+        first = self.errors[0].get("message", "") if self.errors else ""
+        line = " ".join(str(first).split())[:160]
+        kind = self.category or self.status
+        return f"{kind}: {line}" if line else kind
+
 
 # What became of a state in a run, in the order merging keeps the last of: answered by the cache
 # alone, built with every build a success, built with some build not a success.
@@ -117,8 +125,9 @@ def analysis_fingerprint() -> str:
     `bench validate`, which reads with the new one, would call its instance invalid.
     """
     digest = hashlib.sha256()
-    for path in sorted(Path(logs_package.__file__).parent.rglob("*.py")):
-        digest.update(path.relative_to(Path(logs_package.__file__).parent).as_posix().encode())
+    package = Path(logs_package.__file__).parent
+    for path in sorted(package.rglob("*.py")):
+        digest.update(path.relative_to(package).as_posix().encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
 

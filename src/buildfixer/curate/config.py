@@ -29,6 +29,7 @@ from buildfixer.workspace.workspace import normalize_source
 MAX_LIMIT = 10**9  # commits or merges looked at
 MAX_FIX_FILES = 10**6
 MAX_FIX_LINES = 10**9
+MAX_FIX_COMMITS = 10**6
 SYSTEMS = ("gradle", "maven", "python", "npm")
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
@@ -113,7 +114,7 @@ class CurateConfig(BaseModel):
             check_number("--limit", self.limit, whole=True, low=1, high=MAX_LIMIT)
         check_number("--max-files", self.limits.max_files, whole=True, low=1, high=MAX_FIX_FILES)
         check_number("--max-lines", self.limits.max_lines, whole=True, low=1, high=MAX_FIX_LINES)
-        check_number("--max-commits", self.limits.max_commits, whole=True, low=1, high=MAX_FIX_LINES)
+        check_number("--max-commits", self.limits.max_commits, whole=True, low=1, high=MAX_FIX_COMMITS)
         check_seconds("--timeout", self.options.timeout_s)
         check_jdk(self.options.jdk)
 

@@ -43,7 +43,7 @@ from buildfixer.curate.history import History
 from buildfixer.curate.pinning import JVM_SYSTEMS, pin_state
 from buildfixer.curate.reimplement import reimplement
 from buildfixer.curate.state import Row, Standings, history_order, outcome_of
-from buildfixer.curate.summary import Summary, failure_reason
+from buildfixer.curate.summary import Summary
 from buildfixer.llm.factory import model_for_instance
 from buildfixer.workspace.git import git
 from buildfixer.workspace.workspace import Workspace, mirror_of, normalize_source
@@ -250,7 +250,7 @@ def _builds_once(sha: str, setup: Setup) -> tuple[str, bool | None, dict[str, in
             raise  # the commit reads well: something else failed, and that ends the run
         return sha, None, asdict(builder.cache.stats), unreadable
     ok = record.status == "success"
-    return sha, ok, asdict(builder.cache.stats), "" if ok else failure_reason(record)
+    return sha, ok, asdict(builder.cache.stats), "" if ok else record.how_failed
 
 
 def _build_all(

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from buildfixer.curate.builds import BuildRecord, merge_state
+from buildfixer.curate.builds import merge_state
 from buildfixer.curate.filters import FILTERS
 
 # The order rejections are shown in: the filters, then a candidate whose commit cannot be read, then
@@ -113,11 +113,3 @@ class Summary:
             skipped = "; ".join(f"{sha[:12]} ({why[:200]})" for sha, why in self.unreadable.items())
             text += f"\nskipped {len(self.unreadable)} commit(s) git cannot read: {skipped}"
         return text
-
-
-def failure_reason(record: BuildRecord) -> str:
-    """How a build failed, in a line: its category and first error (`configuration: Source option 6 ...`)."""
-    first = record.errors[0].get("message", "") if record.errors else ""
-    line = " ".join(str(first).split())[:160]
-    kind = record.category or record.status
-    return f"{kind}: {line}" if line else kind
