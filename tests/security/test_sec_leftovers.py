@@ -23,6 +23,7 @@ from buildfixer.workspace.owners import owner_pid
 from buildfixer.workspace.workspace import Workspace
 from support.git import Repo
 from support.model import scripted
+from support.processes import processes_with
 from support.projects import BROKEN_JS, npm_project
 
 
@@ -92,19 +93,6 @@ def test_another_live_processs_workspace_is_kept(repo: Path, tmp_path: Path, cac
     assert not theirs.exists() and leftovers(cache_dir / "snapshots", proc.pid) == []
 
 
-def processes_mentioning(text: str) -> list[int]:
-    """Live processes (other than this one) whose command line mentions text."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit() and int(entry.name) != os.getpid():
-            try:
-                if text.encode() in (entry / "cmdline").read_bytes():
-                    found.append(int(entry.name))
-            except OSError:
-                continue
-    return found
-
-
 def fix_command(project: Path, steps: list[dict], tmp_path: Path, name: str) -> list[str]:
     model = scripted(tmp_path / f"{name}.json", steps)
     return [
@@ -113,10 +101,10 @@ def fix_command(project: Path, steps: list[dict], tmp_path: Path, name: str) -> 
     ]  # fmt: skip
 
 
-def end_processes_mentioning(*texts: str) -> None:
+def end_processes_with(*texts: str) -> None:
     """End what the killed fix left running (its sandboxed shell), by pid: they are this test's."""
     for text in texts:
-        for pid in processes_mentioning(text):
+        for pid in processes_with(text):
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
 
@@ -134,9 +122,9 @@ def test_kill_9_mid_attempt_leaves_nothing_after_the_next_run(tmp_path: Path) ->
     workspace = ""
     try:
         deadline = time.monotonic() + 300
-        while time.monotonic() < deadline and proc.poll() is None and not processes_mentioning(token):
+        while time.monotonic() < deadline and proc.poll() is None and not processes_with(token):
             time.sleep(0.05)  # until the agent's shell command runs: mid-attempt
-        assert proc.poll() is None and processes_mentioning(token), "fix ended before it could be killed"
+        assert proc.poll() is None and processes_with(token), "fix ended before it could be killed"
         workspace = json.loads(trajectory.read_text())["meta"]["project"]
         state = [p for p in (cache / "state").iterdir() if p.name.startswith(Path(workspace).name)]
         assert Path(workspace).is_dir() and leftovers(cache / "snapshots", proc.pid) and state
@@ -146,7 +134,7 @@ def test_kill_9_mid_attempt_leaves_nothing_after_the_next_run(tmp_path: Path) ->
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-        end_processes_mentioning(token, *([workspace] if workspace else []))
+        end_processes_with(token, *([workspace] if workspace else []))
     assert Path(workspace).is_dir(), "kill -9 runs no cleanup: the workspace is still there"
     second = npm_project(tmp_path / "second")
     done = subprocess.run(

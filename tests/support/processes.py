@@ -1,14 +1,15 @@
 """Watching processes a sandbox started, from the host: by a token in their command line."""
 
+import os
 import time
 from pathlib import Path
 
 
 def processes_with(token: str) -> list[int]:
-    """PIDs of live processes whose command line holds `token`."""
+    """PIDs of live processes (other than this one) whose command line holds `token`."""
     found = []
     for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
+        if entry.name.isdigit() and int(entry.name) != os.getpid():
             try:
                 if token.encode() in (entry / "cmdline").read_bytes():
                     found.append(int(entry.name))
